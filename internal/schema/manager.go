@@ -1,0 +1,345 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// Schema is one immutable version of the whole schema, system keyspaces
+// included.
+type Schema struct {
+	Keyspaces map[string]*Keyspace
+	Version   uuid.UUID
+}
+
+// Keyspace returns the named keyspace or nil.
+func (s *Schema) Keyspace(name string) *Keyspace { return s.Keyspaces[name] }
+
+// Table returns the named table or nil.
+func (s *Schema) Table(ks, name string) *Table { return s.Keyspaces[ks].Table(name) }
+
+// KeyspaceNames returns the keyspace names sorted.
+func (s *Schema) KeyspaceNames() []string {
+	names := make([]string, 0, len(s.Keyspaces))
+	for n := range s.Keyspaces {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// MetaStore is where the Manager persists the user schema. PutMeta must be
+// durable when it returns.
+type MetaStore interface {
+	GetMeta(key string) ([]byte, error)
+	PutMeta(key string, value []byte) error
+}
+
+const metaKey = "schema"
+
+// Manager applies schema changes, one at a time, and publishes immutable
+// versions.
+type Manager struct {
+	mu    sync.Mutex // serializes changes
+	cur   atomic.Pointer[Schema]
+	store MetaStore
+}
+
+// NewManager loads the persisted schema (if any) and adds the system
+// keyspaces.
+func NewManager(store MetaStore) (*Manager, error) {
+	m := &Manager{store: store}
+	user := map[string]*Keyspace{}
+	version := uuid.Nil
+	if store != nil {
+		b, err := store.GetMeta(metaKey)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			var p persistedSchema
+			if err := json.Unmarshal(b, &p); err != nil {
+				return nil, fmt.Errorf("schema: decoding persisted schema: %w", err)
+			}
+			user, err = p.decode()
+			if err != nil {
+				return nil, err
+			}
+			version = p.Version
+		}
+	}
+	if version == uuid.Nil {
+		version = newVersion()
+	}
+	s := &Schema{Keyspaces: map[string]*Keyspace{}, Version: version}
+	for n, ks := range SystemKeyspaces() {
+		s.Keyspaces[n] = ks
+	}
+	for n, ks := range user {
+		s.Keyspaces[n] = ks
+	}
+	m.cur.Store(s)
+	return m, nil
+}
+
+// Current returns the current schema version. Never nil.
+func (m *Manager) Current() *Schema { return m.cur.Load() }
+
+func newVersion() uuid.UUID {
+	u, err := uuid.NewUUID()
+	if err != nil {
+		return uuid.New()
+	}
+	return u
+}
+
+// update runs fn on a shallow copy of the keyspace map and publishes the
+// result when fn reports a change.
+func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.cur.Load()
+	kss := make(map[string]*Keyspace, len(old.Keyspaces))
+	for n, ks := range old.Keyspaces {
+		kss[n] = ks
+	}
+	changed, err := fn(kss)
+	if err != nil || !changed {
+		return false, err
+	}
+	next := &Schema{Keyspaces: kss, Version: newVersion()}
+	if m.store != nil {
+		b, err := json.Marshal(encodeSchema(next))
+		if err != nil {
+			return false, cqlerr.Serverf("schema: encoding: %v", err)
+		}
+		if err := m.store.PutMeta(metaKey, b); err != nil {
+			return false, cqlerr.Serverf("schema: persisting: %v", err)
+		}
+	}
+	m.cur.Store(next)
+	return true, nil
+}
+
+// IsSystemKeyspace reports whether name is one of the keyspaces cqld owns.
+func IsSystemKeyspace(name string) bool {
+	_, ok := systemKeyspaceNames[name]
+	return ok
+}
+
+// CreateKeyspace adds a keyspace. It reports false (and no error) when the
+// keyspace exists and ifNotExists is set.
+func (m *Manager) CreateKeyspace(ks *Keyspace, ifNotExists bool) (bool, error) {
+	return m.update(func(kss map[string]*Keyspace) (bool, error) {
+		if _, ok := kss[ks.Name]; ok {
+			if ifNotExists {
+				return false, nil
+			}
+			return false, cqlerr.KeyspaceExists(ks.Name)
+		}
+		if ks.Tables == nil {
+			ks.Tables = map[string]*Table{}
+		}
+		kss[ks.Name] = ks
+		return true, nil
+	})
+}
+
+// AlterKeyspace replaces the replication and durable_writes of a keyspace.
+func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspace) (*Keyspace, error)) (bool, error) {
+	return m.update(func(kss map[string]*Keyspace) (bool, error) {
+		old, ok := kss[name]
+		if !ok {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.ConfigErrorf("Cannot alter non existing keyspace '%s'.", name)
+		}
+		if IsSystemKeyspace(name) {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
+		}
+		nks, err := fn(old)
+		if err != nil {
+			return false, err
+		}
+		nks.Tables = old.Tables
+		kss[name] = nks
+		return true, nil
+	})
+}
+
+// DropKeyspace removes a keyspace and returns its definition (nil when it
+// did not exist and ifExists is set).
+func (m *Manager) DropKeyspace(name string, ifExists bool) (*Keyspace, error) {
+	var dropped *Keyspace
+	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
+		ks, ok := kss[name]
+		if !ok {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.ConfigErrorf("Cannot drop non existing keyspace '%s'.", name)
+		}
+		if IsSystemKeyspace(name) {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
+		}
+		delete(kss, name)
+		dropped = ks
+		return true, nil
+	})
+	return dropped, err
+}
+
+// CreateTable adds a table to its keyspace.
+func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
+	return m.update(func(kss map[string]*Keyspace) (bool, error) {
+		ks, ok := kss[t.Keyspace]
+		if !ok {
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", t.Keyspace)
+		}
+		if IsSystemKeyspace(t.Keyspace) {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
+		}
+		if _, ok := ks.Tables[t.Name]; ok {
+			if ifNotExists {
+				return false, nil
+			}
+			return false, cqlerr.TableExists(t.Keyspace, t.Name)
+		}
+		kss[t.Keyspace] = ks.withTable(t.Name, t)
+		return true, nil
+	})
+}
+
+// DropTable removes a table and returns its definition (nil when it did not
+// exist and ifExists is set).
+func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) {
+	var dropped *Table
+	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
+		ks, ok := kss[ksName]
+		if !ok {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ksName)
+		}
+		t, ok := ks.Tables[name]
+		if !ok {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
+		}
+		if IsSystemKeyspace(ksName) {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ksName)
+		}
+		kss[ksName] = ks.withTable(name, nil)
+		dropped = t
+		return true, nil
+	})
+	return dropped, err
+}
+
+// withTable returns a copy of ks with table name set to t (removed if nil).
+func (k *Keyspace) withTable(name string, t *Table) *Keyspace {
+	nk := *k
+	nk.Tables = make(map[string]*Table, len(k.Tables)+1)
+	for n, tt := range k.Tables {
+		nk.Tables[n] = tt
+	}
+	if t == nil {
+		delete(nk.Tables, name)
+	} else {
+		nk.Tables[name] = t
+	}
+	return &nk
+}
+
+// ---------------------------------------------------------------------------
+// Persistence. The persisted form is JSON: small, readable in a debugger,
+// and versioned by the Format field.
+
+type persistedSchema struct {
+	Format    int                  `json:"format"`
+	Version   uuid.UUID            `json:"version"`
+	Keyspaces []persistedKeyspace `json:"keyspaces"`
+}
+
+type persistedKeyspace struct {
+	Name          string            `json:"name"`
+	Replication   map[string]string `json:"replication"`
+	DurableWrites bool              `json:"durable_writes"`
+	Tables        []persistedTable  `json:"tables"`
+}
+
+type persistedTable struct {
+	Name         string            `json:"name"`
+	ID           uuid.UUID         `json:"id"`
+	Columns      []persistedColumn `json:"columns"`
+	Params       TableParams       `json:"params"`
+	NextColumnID uint32            `json:"next_column_id"`
+}
+
+type persistedColumn struct {
+	Name     string     `json:"name"`
+	Type     string     `json:"type"`
+	Kind     ColumnKind `json:"kind"`
+	Position int        `json:"position"`
+	Desc     bool       `json:"desc,omitempty"`
+	ID       uint32     `json:"id"`
+}
+
+func encodeSchema(s *Schema) *persistedSchema {
+	p := &persistedSchema{Format: 1, Version: s.Version}
+	for _, name := range s.KeyspaceNames() {
+		ks := s.Keyspaces[name]
+		if IsSystemKeyspace(name) {
+			continue
+		}
+		pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites}
+		for _, tn := range ks.TableNames() {
+			t := ks.Tables[tn]
+			pt := persistedTable{Name: t.Name, ID: t.ID, Params: t.Params, NextColumnID: t.NextColumnID}
+			for _, c := range t.Columns {
+				pt.Columns = append(pt.Columns, persistedColumn{Name: c.Name, Type: c.Type.String(),
+					Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID})
+			}
+			pk.Tables = append(pk.Tables, pt)
+		}
+		p.Keyspaces = append(p.Keyspaces, pk)
+	}
+	return p
+}
+
+func (p *persistedSchema) decode() (map[string]*Keyspace, error) {
+	out := map[string]*Keyspace{}
+	for _, pk := range p.Keyspaces {
+		ks := &Keyspace{Name: pk.Name, Replication: pk.Replication, DurableWrites: pk.DurableWrites,
+			Tables: map[string]*Table{}}
+		for _, pt := range pk.Tables {
+			cols := make([]*Column, 0, len(pt.Columns))
+			for _, pc := range pt.Columns {
+				typ, err := types.ParseTypeString(pc.Type)
+				if err != nil {
+					return nil, fmt.Errorf("schema: column %s.%s.%s: %w", pk.Name, pt.Name, pc.Name, err)
+				}
+				cols = append(cols, &Column{Name: pc.Name, Type: typ, Kind: pc.Kind, Position: pc.Position,
+					Desc: pc.Desc, ID: pc.ID})
+			}
+			t := NewTable(pk.Name, pt.Name, pt.ID, cols, pt.Params)
+			if pt.NextColumnID > t.NextColumnID {
+				t.NextColumnID = pt.NextColumnID
+			}
+			ks.Tables[t.Name] = t
+		}
+		out[ks.Name] = ks
+	}
+	return out, nil
+}

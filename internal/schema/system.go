@@ -1,0 +1,185 @@
+package schema
+
+import (
+	"crypto/md5"
+	"fmt"
+	"strings"
+
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// Names of the keyspaces cqld owns.
+const (
+	SystemKeyspace        = "system"
+	SystemSchemaKeyspace  = "system_schema"
+	SystemVirtualSchema   = "system_virtual_schema"
+	SystemAuthKeyspace    = "system_auth"
+	SystemDistributed     = "system_distributed"
+	SystemTracesKeyspace  = "system_traces"
+	localStrategy         = "org.apache.cassandra.locator.LocalStrategy"
+	SimpleStrategyClass   = "org.apache.cassandra.locator.SimpleStrategy"
+	NetworkTopologyClass  = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+)
+
+var systemKeyspaceNames = map[string]struct{}{
+	SystemKeyspace: {}, SystemSchemaKeyspace: {}, SystemVirtualSchema: {},
+	SystemAuthKeyspace: {}, SystemDistributed: {}, SystemTracesKeyspace: {},
+}
+
+// SystemTableID returns Cassandra's id for a system table:
+// UUID.nameUUIDFromBytes(keyspace bytes ++ table bytes).
+func SystemTableID(ks, table string) uuid.UUID {
+	sum := md5.Sum([]byte(ks + table))
+	sum[6] = sum[6]&0x0f | 0x30
+	sum[8] = sum[8]&0x3f | 0x80
+	return uuid.UUID(sum)
+}
+
+// defineTable builds a virtual table from column specs of the form
+// "name type" with an optional "pk:" or "ck:" / "ck-desc:" prefix or
+// "static:" prefix; key columns take positions in order of appearance.
+func defineTable(ks, name string, specs ...string) *Table {
+	var cols []*Column
+	pkPos, ckPos := 0, 0
+	for i, s := range specs {
+		kind := Regular
+		desc := false
+		switch {
+		case strings.HasPrefix(s, "pk:"):
+			kind, s = PartitionKey, s[3:]
+		case strings.HasPrefix(s, "ck-desc:"):
+			kind, s, desc = Clustering, s[8:], true
+		case strings.HasPrefix(s, "ck:"):
+			kind, s = Clustering, s[3:]
+		case strings.HasPrefix(s, "static:"):
+			kind, s = Static, s[7:]
+		}
+		sp := strings.IndexByte(s, ' ')
+		typ, err := types.ParseTypeString(s[sp+1:])
+		if err != nil {
+			panic(fmt.Sprintf("schema: bad system column type %q: %v", s, err))
+		}
+		c := &Column{Name: s[:sp], Type: typ, Kind: kind, Position: -1, Desc: desc, ID: uint32(i + 1)}
+		switch kind {
+		case PartitionKey:
+			c.Position = pkPos
+			pkPos++
+		case Clustering:
+			c.Position = ckPos
+			ckPos++
+		}
+		cols = append(cols, c)
+	}
+	params := DefaultTableParams()
+	params.GCGraceSeconds = 0
+	t := NewTable(ks, name, SystemTableID(ks, name), cols, params)
+	t.Virtual = true
+	return t
+}
+
+var tableParamColumns = []string{
+	"additional_write_policy text",
+	"allow_auto_snapshot boolean",
+	"bloom_filter_fp_chance double",
+	"caching frozen<map<text, text>>",
+	"cdc boolean",
+	"comment text",
+	"compaction frozen<map<text, text>>",
+	"compression frozen<map<text, text>>",
+	"crc_check_chance double",
+	"default_time_to_live int",
+	"extensions frozen<map<text, blob>>",
+	"gc_grace_seconds int",
+	"id uuid",
+	"incremental_backups boolean",
+	"max_index_interval int",
+	"memtable text",
+	"memtable_flush_period_in_ms int",
+	"min_index_interval int",
+	"read_repair text",
+	"speculative_retry text",
+}
+
+func withParams(specs ...string) []string {
+	return append(specs, tableParamColumns...)
+}
+
+// SystemKeyspaces returns fresh definitions of the system keyspaces with
+// their Cassandra 5.0 column layouts.
+func SystemKeyspaces() map[string]*Keyspace {
+	local := map[string]string{"class": localStrategy}
+	mk := func(name string, repl map[string]string, virtual bool, tables ...*Table) *Keyspace {
+		ks := &Keyspace{Name: name, Replication: repl, DurableWrites: true, Tables: map[string]*Table{}, Virtual: virtual}
+		for _, t := range tables {
+			ks.Tables[t.Name] = t
+		}
+		return ks
+	}
+	sys := SystemKeyspace
+	ss := SystemSchemaKeyspace
+	vs := SystemVirtualSchema
+	return map[string]*Keyspace{
+		sys: mk(sys, local, false,
+			defineTable(sys, "local",
+				"pk:key text", "bootstrapped text", "broadcast_address inet", "broadcast_port int",
+				"cluster_name text", "cql_version text", "data_center text", "gossip_generation int",
+				"host_id uuid", "listen_address inet", "listen_port int", "native_protocol_version text",
+				"partitioner text", "rack text", "release_version text", "rpc_address inet", "rpc_port int",
+				"schema_version uuid", "tokens set<text>", "truncated_at map<uuid, blob>"),
+			defineTable(sys, "peers",
+				"pk:peer inet", "data_center text", "host_id uuid", "preferred_ip inet", "rack text",
+				"release_version text", "rpc_address inet", "schema_version uuid", "tokens set<text>"),
+			defineTable(sys, "peers_v2",
+				"pk:peer inet", "ck:peer_port int", "data_center text", "host_id uuid", "native_address inet",
+				"native_port int", "preferred_ip inet", "preferred_port int", "rack text",
+				"release_version text", "schema_version uuid", "tokens set<text>"),
+		),
+		ss: mk(ss, local, false,
+			defineTable(ss, "keyspaces",
+				"pk:keyspace_name text", "durable_writes boolean", "replication frozen<map<text, text>>"),
+			defineTable(ss, "tables", withParams(
+				"pk:keyspace_name text", "ck:table_name text", "flags frozen<set<text>>")...),
+			defineTable(ss, "columns",
+				"pk:keyspace_name text", "ck:table_name text", "ck:column_name text",
+				"clustering_order text", "column_name_bytes blob", "kind text", "position int", "type text"),
+			defineTable(ss, "dropped_columns",
+				"pk:keyspace_name text", "ck:table_name text", "ck:column_name text",
+				"dropped_time timestamp", "kind text", "type text"),
+			defineTable(ss, "types",
+				"pk:keyspace_name text", "ck:type_name text", "field_names frozen<list<text>>",
+				"field_types frozen<list<text>>"),
+			defineTable(ss, "functions",
+				"pk:keyspace_name text", "ck:function_name text", "ck:argument_types frozen<list<text>>",
+				"argument_names frozen<list<text>>", "body text", "called_on_null_input boolean",
+				"language text", "return_type text"),
+			defineTable(ss, "aggregates",
+				"pk:keyspace_name text", "ck:aggregate_name text", "ck:argument_types frozen<list<text>>",
+				"final_func text", "initcond text", "return_type text", "state_func text", "state_type text"),
+			defineTable(ss, "indexes",
+				"pk:keyspace_name text", "ck:table_name text", "ck:index_name text", "kind text",
+				"options frozen<map<text, text>>"),
+			defineTable(ss, "views", withParams(
+				"pk:keyspace_name text", "ck:view_name text", "base_table_id uuid", "base_table_name text",
+				"include_all_columns boolean", "where_clause text",
+				// Not in Cassandra 5.0, but gocql v1 projects them from views.
+				"dclocal_read_repair_chance double", "read_repair_chance double")...),
+			defineTable(ss, "triggers",
+				"pk:keyspace_name text", "ck:table_name text", "ck:trigger_name text",
+				"options frozen<map<text, text>>"),
+		),
+		vs: mk(vs, local, true,
+			defineTable(vs, "keyspaces", "pk:keyspace_name text"),
+			defineTable(vs, "tables", "pk:keyspace_name text", "ck:table_name text", "comment text"),
+			defineTable(vs, "columns",
+				"pk:keyspace_name text", "ck:table_name text", "ck:column_name text",
+				"clustering_order text", "column_name_bytes blob", "kind text", "position int", "type text"),
+		),
+		SystemAuthKeyspace: mk(SystemAuthKeyspace,
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, false),
+		SystemDistributed: mk(SystemDistributed,
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}, false),
+		SystemTracesKeyspace: mk(SystemTracesKeyspace,
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "2"}, false),
+	}
+}
