@@ -267,8 +267,8 @@ func (k *Keyspace) withTable(name string, t *Table) *Keyspace {
 // and versioned by the Format field.
 
 type persistedSchema struct {
-	Format    int                  `json:"format"`
-	Version   uuid.UUID            `json:"version"`
+	Format    int                 `json:"format"`
+	Version   uuid.UUID           `json:"version"`
 	Keyspaces []persistedKeyspace `json:"keyspaces"`
 }
 

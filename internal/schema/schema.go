@@ -115,9 +115,9 @@ func DefaultTableParams() TableParams {
 		BloomFilterFPChance:   0.01,
 		Caching:               map[string]string{"keys": "ALL", "rows_per_partition": "NONE"},
 		Compaction: map[string]string{
-			"class":                 "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
-			"max_threshold":         "32",
-			"min_threshold":         "4",
+			"class":         "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+			"max_threshold": "32",
+			"min_threshold": "4",
 		},
 		Compression: map[string]string{
 			"chunk_length_in_kb": "16",

@@ -11,15 +11,15 @@ import (
 
 // Names of the keyspaces cqld owns.
 const (
-	SystemKeyspace        = "system"
-	SystemSchemaKeyspace  = "system_schema"
-	SystemVirtualSchema   = "system_virtual_schema"
-	SystemAuthKeyspace    = "system_auth"
-	SystemDistributed     = "system_distributed"
-	SystemTracesKeyspace  = "system_traces"
-	localStrategy         = "org.apache.cassandra.locator.LocalStrategy"
-	SimpleStrategyClass   = "org.apache.cassandra.locator.SimpleStrategy"
-	NetworkTopologyClass  = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+	SystemKeyspace       = "system"
+	SystemSchemaKeyspace = "system_schema"
+	SystemVirtualSchema  = "system_virtual_schema"
+	SystemAuthKeyspace   = "system_auth"
+	SystemDistributed    = "system_distributed"
+	SystemTracesKeyspace = "system_traces"
+	localStrategy        = "org.apache.cassandra.locator.LocalStrategy"
+	SimpleStrategyClass  = "org.apache.cassandra.locator.SimpleStrategy"
+	NetworkTopologyClass = "org.apache.cassandra.locator.NetworkTopologyStrategy"
 )
 
 var systemKeyspaceNames = map[string]struct{}{
