@@ -72,7 +72,7 @@
 // MD5 over each column's name and AbstractType string) for PREPARED and
 // compares them with the id an EXECUTE carries; on mismatch the Rows result
 // carries METADATA_CHANGED, the new id and full metadata.
-// query.Prepared.ResultMetadataID is therefore not sent. Result column
+// query.Prepared has no metadata id of its own for that reason. Result column
 // slices must not be mutated after being returned (ids are cached by slice
 // identity).
 package transport
