@@ -1,0 +1,65 @@
+package query
+
+import (
+	"context"
+
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+)
+
+// Consistency is a native protocol consistency level code.
+type Consistency uint16
+
+// Consistency levels.
+const (
+	Any         Consistency = 0x0000
+	One         Consistency = 0x0001
+	Two         Consistency = 0x0002
+	Three       Consistency = 0x0003
+	Quorum      Consistency = 0x0004
+	All         Consistency = 0x0005
+	LocalQuorum Consistency = 0x0006
+	EachQuorum  Consistency = 0x0007
+	Serial      Consistency = 0x0008
+	LocalSerial Consistency = 0x0009
+	LocalOne    Consistency = 0x000A
+)
+
+// Coordinator executes replica-level commands at a consistency level. On one
+// node it applies them to the local engine; on many it replicates them.
+type Coordinator interface {
+	// Mutate applies the updates, which all belong to table t, and returns
+	// once enough replicas acknowledged them for cl.
+	Mutate(ctx context.Context, t *schema.Table, cl Consistency, updates []*mutation.PartitionUpdate) error
+	// Read executes cmd at cl and returns reconciled live partitions.
+	Read(ctx context.Context, t *schema.Table, cl Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error)
+	// Truncate removes all data of t on every replica.
+	Truncate(ctx context.Context, t *schema.Table) error
+}
+
+// Partitioner computes the token of a serialized partition key (Murmur3).
+type Partitioner interface {
+	Token(key []byte) int64
+}
+
+// LocalInfo is what the system tables report about this node and its peers.
+type LocalInfo struct {
+	ClusterName    string
+	HostID         [16]byte
+	DataCenter     string
+	Rack           string
+	ListenAddress  []byte // 4 or 16 bytes
+	RPCAddress     []byte
+	NativePort     int
+	ListenPort     int
+	ReleaseVersion string
+	Tokens         []int64
+	// GossipGeneration is the node's start time in seconds.
+	GossipGeneration int32
+}
+
+// NodeInfo supplies LocalInfo (the node composes it; it may change, e.g.
+// when tokens are assigned).
+type NodeInfo interface {
+	Local() LocalInfo
+}

@@ -1,0 +1,411 @@
+package query
+
+import (
+	"context"
+	"crypto/md5"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// Config wires an Executor.
+type Config struct {
+	Schema      *schema.Manager
+	Coordinator Coordinator
+	Partitioner Partitioner
+	Node        NodeInfo
+	Logger      *slog.Logger
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// OnSchemaChange, when set, is called after every successful schema
+	// change (for events pushed to clients, and to drop data of dropped
+	// tables).
+	OnSchemaChange func(*SchemaChange)
+}
+
+// Executor executes CQL statements. Safe for concurrent use.
+type Executor struct {
+	cfg    Config
+	now    func() time.Time
+	lastTS atomic.Int64
+
+	mu       sync.RWMutex
+	prepared map[[16]byte]*preparedEntry
+}
+
+type preparedEntry struct {
+	query    string
+	keyspace string
+	// stmt is the compiled statement; recompiled when the schema version it
+	// was compiled against is replaced.
+	mu   sync.Mutex
+	stmt *compiled
+	meta *Prepared
+}
+
+// New returns an Executor.
+func New(cfg Config) *Executor {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	e := &Executor{cfg: cfg, now: cfg.Now, prepared: map[[16]byte]*preparedEntry{}}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	return e
+}
+
+// timestamp returns a server-side write timestamp in microseconds, strictly
+// increasing within this node like Cassandra's ClientState.
+func (e *Executor) timestamp() int64 {
+	now := e.now().UnixMicro()
+	for {
+		last := e.lastTS.Load()
+		ts := now
+		if ts <= last {
+			ts = last + 1
+		}
+		if e.lastTS.CompareAndSwap(last, ts) {
+			return ts
+		}
+	}
+}
+
+func (e *Executor) keyspaceFor(sess *Session, opts *Options) string {
+	if opts != nil && opts.Keyspace != "" {
+		return opts.Keyspace
+	}
+	if sess == nil {
+		return ""
+	}
+	return sess.Keyspace
+}
+
+// Query parses and executes one statement.
+func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	stmt, err := cql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.compile(stmt, e.keyspaceFor(sess, opts))
+	if err != nil {
+		return nil, err
+	}
+	if got, want := len(opts.Values), len(c.bound); got != want {
+		return nil, cqlerr.Invalidf("there were %d markers(?) in CQL but %d bound variables", want, got)
+	}
+	if err := bindNames(c, opts); err != nil {
+		return nil, err
+	}
+	return e.run(ctx, sess, c, opts)
+}
+
+// bindNames reorders named values into marker order.
+func bindNames(c *compiled, opts *Options) error {
+	if opts.Names == nil {
+		return nil
+	}
+	vals := make([]Value, len(c.bound))
+	for i, spec := range c.bound {
+		found := false
+		for j, n := range opts.Names {
+			if n == spec.Name && j < len(opts.Values) {
+				vals[i] = opts.Values[j]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return cqlerr.Invalidf("No value for bound variable %s", spec.Name)
+		}
+	}
+	opts.Values, opts.Names = vals, nil
+	return nil
+}
+
+// preparedID is Cassandra's statement id: MD5 of keyspace + query.
+func preparedID(keyspace, query string) [16]byte {
+	return md5.Sum([]byte(keyspace + query))
+}
+
+// Prepare compiles a statement and caches it.
+func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, keyspace string) (*Prepared, error) {
+	if keyspace == "" && sess != nil {
+		keyspace = sess.Keyspace
+	}
+	stmt, err := cql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.compile(stmt, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	id := preparedID(keyspace, query)
+	p := &Prepared{ID: id[:], Bound: c.bound, PKIndexes: c.pkIndexes, Columns: c.resultColumns()}
+	e.mu.Lock()
+	e.prepared[id] = &preparedEntry{query: query, keyspace: keyspace, stmt: c, meta: p}
+	e.mu.Unlock()
+	return p, nil
+}
+
+// lookupPrepared returns the compiled statement for id, recompiling it when
+// the schema changed under it.
+func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
+	var key [16]byte
+	if len(id) != 16 {
+		return nil, nil, &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
+			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
+	}
+	copy(key[:], id)
+	e.mu.RLock()
+	pe := e.prepared[key]
+	e.mu.RUnlock()
+	if pe == nil {
+		return nil, nil, &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
+			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
+	}
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	if pe.stmt.schemaVersion != e.cfg.Schema.Current().Version {
+		stmt, err := cql.Parse(pe.query)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := e.compile(stmt, pe.keyspace)
+		if err != nil {
+			return nil, nil, err
+		}
+		pe.stmt = c
+		meta := *pe.meta
+		meta.Columns = c.resultColumns()
+		pe.meta = &meta
+	}
+	return pe.stmt, pe.meta, nil
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2+2*len(b))
+	out = append(out, '0', 'x')
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}
+
+// Execute runs a prepared statement.
+func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, resultMetadataID []byte, opts *Options) (*Result, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c, _, err := e.lookupPrepared(id)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := len(opts.Values), len(c.bound); got != want {
+		return nil, cqlerr.Invalidf("there were %d markers(?) in CQL but %d bound variables", want, got)
+	}
+	if err := bindNames(c, opts); err != nil {
+		return nil, err
+	}
+	return e.run(ctx, sess, c, opts)
+}
+
+// Batch executes a BATCH request: all its modifications are grouped by
+// partition and applied together.
+func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*Result, error) {
+	var all []*compiled
+	var allOpts []*Options
+	for _, bs := range b.Statements {
+		var c *compiled
+		if bs.ID != nil {
+			cc, _, err := e.lookupPrepared(bs.ID)
+			if err != nil {
+				return nil, err
+			}
+			c = cc
+		} else {
+			stmt, err := cql.Parse(bs.Query)
+			if err != nil {
+				return nil, err
+			}
+			cc, err := e.compile(stmt, e.keyspaceFor(sess, &b.Options))
+			if err != nil {
+				return nil, err
+			}
+			c = cc
+		}
+		if c.modify == nil {
+			return nil, cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+		}
+		o := b.Options
+		o.Values, o.Names = bs.Values, bs.Names
+		if len(o.Values) != len(c.bound) {
+			return nil, cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", len(c.bound), len(o.Values))
+		}
+		if err := bindNames(c, &o); err != nil {
+			return nil, err
+		}
+		all = append(all, c)
+		allOpts = append(allOpts, &o)
+	}
+	if err := e.executeBatch(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: VoidResult}, nil
+}
+
+// run executes a compiled statement.
+func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Options) (res *Result, err error) {
+	switch {
+	case c.sel != nil:
+		return e.executeSelect(ctx, c, opts)
+	case c.modify != nil:
+		return e.executeModify(ctx, c, opts)
+	case c.ddl != nil:
+		return c.ddl(ctx, e)
+	case c.use != "":
+		if sess != nil {
+			sess.Keyspace = c.use
+		}
+		return &Result{Kind: SetKeyspaceResult, Keyspace: c.use}, nil
+	}
+	return nil, cqlerr.Serverf("internal error: empty compiled statement")
+}
+
+func (e *Executor) schemaChanged(sc *SchemaChange) *Result {
+	if e.cfg.OnSchemaChange != nil {
+		e.cfg.OnSchemaChange(sc)
+	}
+	return &Result{Kind: SchemaChangeResult, SchemaChange: sc}
+}
+
+// compiled is a statement resolved against one schema version.
+type compiled struct {
+	schemaVersion [16]byte
+	bound         []ColumnSpec
+	pkIndexes     []uint16
+
+	sel    *selectPlan
+	modify *modifyPlan
+	ddl    func(ctx context.Context, e *Executor) (*Result, error)
+	use    string
+}
+
+func (c *compiled) resultColumns() []ColumnSpec {
+	if c.sel == nil {
+		return nil
+	}
+	return c.sel.resultColumns
+}
+
+// compile resolves stmt against the current schema.
+func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, error) {
+	s := e.cfg.Schema.Current()
+	c := &compiled{schemaVersion: s.Version}
+	var err error
+	switch st := stmt.(type) {
+	case *cql.Select:
+		err = e.compileSelect(c, s, st, keyspace)
+	case *cql.Insert:
+		err = e.compileInsert(c, s, st, keyspace)
+	case *cql.Update:
+		err = e.compileUpdate(c, s, st, keyspace)
+	case *cql.Delete:
+		err = e.compileDelete(c, s, st, keyspace)
+	case *cql.Batch:
+		err = e.compileBatchStatement(c, s, st, keyspace)
+	case *cql.Use:
+		if s.Keyspace(st.Keyspace) == nil {
+			return nil, cqlerr.Invalidf("Keyspace '%s' does not exist", st.Keyspace)
+		}
+		c.use = st.Keyspace
+	case *cql.CreateKeyspace:
+		err = e.compileCreateKeyspace(c, st)
+	case *cql.AlterKeyspace:
+		err = e.compileAlterKeyspace(c, st)
+	case *cql.DropKeyspace:
+		c.ddl = func(ctx context.Context, e *Executor) (*Result, error) { return e.dropKeyspace(ctx, st) }
+	case *cql.CreateTable:
+		err = e.compileCreateTable(c, st, keyspace)
+	case *cql.DropTable:
+		err = e.compileDropTable(c, st, keyspace)
+	case *cql.Truncate:
+		err = e.compileTruncate(c, s, st, keyspace)
+	case *cql.Unsupported:
+		return nil, cqlerr.NotImplemented(st.Feature)
+	default:
+		return nil, cqlerr.NotImplemented("this statement")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// resolveTable finds a table for a DML statement.
+func resolveTable(s *schema.Schema, name cql.QualifiedName, keyspace string) (*schema.Table, error) {
+	ks := name.Keyspace
+	if ks == "" {
+		ks = keyspace
+	}
+	if ks == "" {
+		return nil, cqlerr.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	k := s.Keyspace(ks)
+	if k == nil {
+		return nil, cqlerr.Invalidf("Keyspace '%s' does not exist", ks)
+	}
+	t := k.Table(name.Name)
+	if t == nil {
+		return nil, cqlerr.Invalidf("unconfigured table %s", name.Name)
+	}
+	return t, nil
+}
+
+// columnOf finds a column or fails with Cassandra's message.
+func columnOf(t *schema.Table, name string) (*schema.Column, error) {
+	c := t.Column(name)
+	if c == nil {
+		return nil, cqlerr.Invalidf("Undefined column name %s in table %s.%s", quoteIdentIfNeeded(name), t.Keyspace, t.Name)
+	}
+	return c, nil
+}
+
+// quoteIdentIfNeeded quotes identifiers the way Cassandra prints them in
+// messages (ColumnIdentifier.toCQLString).
+func quoteIdentIfNeeded(name string) string {
+	simple := name != ""
+	for i, r := range name {
+		if !(r >= 'a' && r <= 'z' || r == '_' || (i > 0 && r >= '0' && r <= '9')) {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return name
+	}
+	out := []byte{'"'}
+	for i := 0; i < len(name); i++ {
+		if name[i] == '"' {
+			out = append(out, '"')
+		}
+		out = append(out, name[i])
+	}
+	return string(append(out, '"'))
+}
+
+// spec returns the bind/result spec of a column.
+func spec(t *schema.Table, name string, typ *types.Type) ColumnSpec {
+	return ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: name, Type: typ}
+}

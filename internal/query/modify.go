@@ -1,0 +1,836 @@
+package query
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+)
+
+const maxTTL = 20 * 365 * 24 * 60 * 60 // Cassandra's Attributes.MAX_TTL
+
+// modifyPlan is a compiled INSERT, UPDATE or DELETE.
+type modifyPlan struct {
+	table *schema.Table
+	// pk[i] / ck[i] are the values (one for =, several for IN) restricting
+	// the i-th partition key / clustering column; ck may be a prefix.
+	pk []*keyVals
+	ck []*keyVals
+	// ckSlice is a DELETE's range on the column after the ck prefix.
+	ckSlice *sliceTerms
+	ops     []columnOp
+	insert  bool // writes a row marker
+	// deleteRow: DELETE without targets.
+	deleteRow bool
+	ttl       termFn
+	timestamp termFn
+}
+
+// keyVals are the values restricting one key column: one function for =,
+// several for IN (a, b), or one returning a serialized list for IN ?.
+type keyVals struct {
+	fns        []termFn
+	listMarker bool
+}
+
+// columnOp writes or deletes one column.
+type columnOp struct {
+	col    *schema.Column
+	value  termFn // nil: delete the column
+	delete bool
+}
+
+// sliceTerms is a range on one clustering column.
+type sliceTerms struct {
+	col                  *schema.Column
+	lower, upper         termFn
+	lowerIncl, upperIncl bool
+}
+
+func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspace string) (*schema.Table, error) {
+	t, err := resolveTable(s, name, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) {
+		return nil, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
+	}
+	return t, nil
+}
+
+func (c *compiled) compileUsing(p *modifyPlan, u cql.UsingClause, now nowFunc) error {
+	t := p.table
+	if u.TTL != nil {
+		f, err := c.compileTerm(u.TTL, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[ttl]", Type: types.IntType}, now)
+		if err != nil {
+			return err
+		}
+		p.ttl = f
+	}
+	if u.Timestamp != nil {
+		f, err := c.compileTerm(u.Timestamp, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[timestamp]", Type: types.BigintType}, now)
+		if err != nil {
+			return err
+		}
+		p.timestamp = f
+	}
+	return nil
+}
+
+func (e *Executor) compileInsert(c *compiled, s *schema.Schema, st *cql.Insert, keyspace string) error {
+	t, err := e.modifyTable(s, st.Table, keyspace)
+	if err != nil {
+		return err
+	}
+	if st.Json != nil {
+		return cqlerr.NotImplemented("INSERT JSON")
+	}
+	if st.IfNotExists {
+		return cqlerr.NotImplemented("INSERT ... IF NOT EXISTS (lightweight transactions)")
+	}
+	if len(st.Columns) != len(st.Values) {
+		return cqlerr.Invalidf("Unmatched column names/values")
+	}
+	p := &modifyPlan{table: t, insert: true, pk: make([]*keyVals, len(t.PartitionKey)), ck: make([]*keyVals, len(t.Clustering))}
+	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	hasStaticOnly := true
+	for i, name := range st.Columns {
+		col, err := columnOf(t, name)
+		if err != nil {
+			return err
+		}
+		if seen[name] {
+			return cqlerr.Invalidf("The column names contains duplicates")
+		}
+		seen[name] = true
+		f, err := c.compileTerm(st.Values[i], spec(t, col.Name, col.Type), e.now)
+		if err != nil {
+			return err
+		}
+		switch col.Kind {
+		case schema.PartitionKey:
+			p.pk[col.Position] = &keyVals{fns: []termFn{f}}
+		case schema.Clustering:
+			p.ck[col.Position] = &keyVals{fns: []termFn{f}}
+		default:
+			if col.Kind == schema.Regular {
+				hasStaticOnly = false
+			}
+			if err := checkWritable(col); err != nil {
+				return err
+			}
+			if t.IsCounter {
+				return cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+			}
+			p.ops = append(p.ops, columnOp{col: col, value: f})
+		}
+	}
+	if err := checkKeyComplete(t, p, hasStaticOnly && len(p.ops) > 0); err != nil {
+		return err
+	}
+	c.modify = p
+	c.pkIndexes = pkIndexes(c, t, st.Values, st.Columns)
+	return nil
+}
+
+// pkIndexes returns the bind indexes of the partition key columns when each
+// is bound by a marker.
+func pkIndexes(c *compiled, t *schema.Table, values []cql.Term, columns []string) []uint16 {
+	out := make([]uint16, len(t.PartitionKey))
+	for i, pkc := range t.PartitionKey {
+		found := false
+		for j, n := range columns {
+			if n != pkc.Name {
+				continue
+			}
+			if m, ok := values[j].(*cql.BindMarker); ok {
+				out[i] = uint16(m.Index)
+				found = true
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return out
+}
+
+// pkIndexesFromWhere does the same for WHERE pk = ? relations.
+func pkIndexesFromWhere(t *schema.Table, where []cql.Relation) []uint16 {
+	out := make([]uint16, len(t.PartitionKey))
+	for i, pkc := range t.PartitionKey {
+		found := false
+		for _, r := range where {
+			if len(r.Columns) == 1 && !r.Tuple && !r.Token && r.Op == cql.OpEq && r.Columns[0] == pkc.Name {
+				if m, ok := r.Value.(*cql.BindMarker); ok {
+					out[i] = uint16(m.Index)
+					found = true
+				}
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return out
+}
+
+func checkWritable(col *schema.Column) error {
+	if col.Type.IsMultiCell() {
+		return cqlerr.NotImplemented("writing non-frozen collection or UDT columns")
+	}
+	return nil
+}
+
+// checkKeyComplete enforces that the whole primary key is given (the
+// clustering may be omitted when only static columns are written).
+func checkKeyComplete(t *schema.Table, p *modifyPlan, staticOnly bool) error {
+	var missing []string
+	for i, f := range p.pk {
+		if f == nil {
+			missing = append(missing, t.PartitionKey[i].Name)
+		}
+	}
+	if len(missing) > 0 {
+		return cqlerr.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	missing = nil
+	given := 0
+	for i, f := range p.ck {
+		if f == nil {
+			missing = append(missing, t.Clustering[i].Name)
+		} else {
+			given++
+		}
+	}
+	if len(missing) > 0 {
+		if staticOnly && given == 0 {
+			p.ck = nil
+			return nil
+		}
+		return cqlerr.Invalidf("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// compileWhereKeys compiles the WHERE clause of UPDATE and DELETE: EQ/IN on
+// key columns, and for DELETE a clustering prefix plus one slice.
+func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSlice bool, now nowFunc) error {
+	t := p.table
+	p.pk = make([]*keyVals, len(t.PartitionKey))
+	p.ck = make([]*keyVals, len(t.Clustering))
+	for _, r := range where {
+		if r.Token {
+			return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", tokenString(r))
+		}
+		if r.Tuple {
+			return cqlerr.NotImplemented("multi-column relations in UPDATE and DELETE")
+		}
+		col, err := columnOf(t, r.Columns[0])
+		if err != nil {
+			return err
+		}
+		if !col.IsPrimaryKey() {
+			return cqlerr.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", col.Name)
+		}
+		var fns *keyVals
+		switch r.Op {
+		case cql.OpEq:
+			f, err := c.compileTerm(r.Value, spec(t, col.Name, col.Type), now)
+			if err != nil {
+				return err
+			}
+			fns = &keyVals{fns: []termFn{f}}
+		case cql.OpIn:
+			fs, err := c.compileIn(t, col, r, now)
+			if err != nil {
+				return err
+			}
+			fns = fs
+		case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+			if !allowSlice || col.Kind != schema.Clustering {
+				if col.Kind == schema.PartitionKey {
+					return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function)")
+				}
+				return cqlerr.Invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+			}
+			if p.ckSlice == nil {
+				p.ckSlice = &sliceTerms{col: col}
+			} else if p.ckSlice.col != col {
+				return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", col.Name, p.ckSlice.col.Name)
+			}
+			f, err := c.compileTerm(r.Value, spec(t, col.Name, col.Type), now)
+			if err != nil {
+				return err
+			}
+			if err := p.ckSlice.add(r.Op, f); err != nil {
+				return err
+			}
+			continue
+		default:
+			return cqlerr.Invalidf("Invalid operator %s for PRIMARY KEY column %s", r.Op, col.Name)
+		}
+		target := p.pk
+		if col.Kind == schema.Clustering {
+			target = p.ck
+		}
+		if target[col.Position] != nil {
+			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", col.Name)
+		}
+		target[col.Position] = fns
+	}
+	return nil
+}
+
+func (s *sliceTerms) add(op cql.Operator, f termFn) error {
+	switch op {
+	case cql.OpGt, cql.OpGte:
+		if s.lower != nil {
+			return cqlerr.Invalidf("More than one restriction was found for the start bound on %s", s.col.Name)
+		}
+		s.lower, s.lowerIncl = f, op == cql.OpGte
+	default:
+		if s.upper != nil {
+			return cqlerr.Invalidf("More than one restriction was found for the end bound on %s", s.col.Name)
+		}
+		s.upper, s.upperIncl = f, op == cql.OpLte
+	}
+	return nil
+}
+
+func tokenString(r cql.Relation) string {
+	return "token(" + strings.Join(r.Columns, ", ") + ")"
+}
+
+// compileIn compiles IN (a, b) or IN ? for one column.
+func (c *compiled) compileIn(t *schema.Table, col *schema.Column, r cql.Relation, now nowFunc) (*keyVals, error) {
+	if r.InMarker != nil {
+		c.addMarker(r.InMarker, spec(t, "in("+col.Name+")", types.ListOf(col.Type, false)))
+		idx := r.InMarker.Index
+		f := func(vals []Value) ([]byte, bool, error) {
+			if idx >= len(vals) {
+				return nil, false, cqlerr.Invalidf("No value for bound variable %d", idx)
+			}
+			v := vals[idx]
+			if v.Unset {
+				return nil, false, cqlerr.Invalidf("Invalid unset value for IN restriction on %s", col.Name)
+			}
+			if v.B == nil {
+				return nil, false, cqlerr.Invalidf("Invalid null value for IN restriction on %s", col.Name)
+			}
+			return v.B, false, nil
+		}
+		return &keyVals{fns: []termFn{f}, listMarker: true}, nil
+	}
+	kv := &keyVals{fns: make([]termFn, 0, len(r.InValues))}
+	for _, v := range r.InValues {
+		f, err := c.compileTerm(v, spec(t, col.Name, col.Type), now)
+		if err != nil {
+			return nil, err
+		}
+		kv.fns = append(kv.fns, f)
+	}
+	return kv, nil
+}
+
+// expandValues evaluates the values of one key column, sorted and without
+// duplicates.
+func expandValues(col *schema.Column, kv *keyVals, vals []Value) ([][]byte, error) {
+	out := make([][]byte, 0, len(kv.fns))
+	for _, f := range kv.fns {
+		b, unset, err := f(vals)
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			return nil, cqlerr.Invalidf("Invalid unset value for column %s", col.Name)
+		}
+		if b == nil {
+			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", col.Name)
+		}
+		if kv.listMarker {
+			els, err := types.DecodeCollection(b)
+			if err != nil {
+				return nil, cqlerr.Invalidf("Invalid list value for IN restriction on %s", col.Name)
+			}
+			for _, el := range els {
+				if err := types.Validate(col.Type, el); err != nil {
+					return nil, cqlerr.Invalidf("Exception while binding column %s: %s", col.Name, cqlerr.As(err).Message)
+				}
+			}
+			out = append(out, els...)
+			continue
+		}
+		out = append(out, b)
+	}
+	if len(kv.fns) == 1 && !kv.listMarker {
+		return out, nil
+	}
+	return dedupeSorted(col.Type, out), nil
+}
+
+// dedupeSorted sorts values by the column type and removes duplicates, like
+// Cassandra does for IN values.
+func dedupeSorted(t *types.Type, vs [][]byte) [][]byte {
+	if len(vs) < 2 {
+		return vs
+	}
+	sortValues(t, vs)
+	out := vs[:1]
+	for _, v := range vs[1:] {
+		if types.Compare(t, out[len(out)-1], v) != 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// partitionKeys evaluates the partition key restrictions into serialized
+// keys (the cartesian product of IN values).
+func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, error) {
+	comps := make([][][]byte, len(pk))
+	for i, fns := range pk {
+		vs, err := expandValues(t.PartitionKey[i], fns, vals)
+		if err != nil {
+			return nil, err
+		}
+		comps[i] = vs
+	}
+	var keys [][]byte
+	for _, combo := range cartesian(comps) {
+		for _, v := range combo {
+			if len(v) == 0 && len(t.PartitionKey) == 1 {
+				return nil, cqlerr.Invalidf("Key may not be empty")
+			}
+			if len(v) > 0xFFFF {
+				return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
+			}
+		}
+		keys = append(keys, mutation.CompositeKey(combo))
+	}
+	return keys, nil
+}
+
+// cartesian returns every combination picking one value per component.
+func cartesian(comps [][][]byte) [][][]byte {
+	out := [][][]byte{{}}
+	for _, vs := range comps {
+		next := make([][][]byte, 0, len(out)*len(vs))
+		for _, prefix := range out {
+			for _, v := range vs {
+				combo := make([][]byte, len(prefix), len(prefix)+1)
+				copy(combo, prefix)
+				next = append(next, append(combo, v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// clusterings evaluates clustering EQ/IN restrictions into clustering
+// prefixes.
+func clusterings(t *schema.Table, ck []*keyVals, vals []Value) ([][][]byte, error) {
+	var comps [][][]byte
+	for i, fns := range ck {
+		if fns == nil {
+			break
+		}
+		vs, err := expandValues(t.Clustering[i], fns, vals)
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, vs)
+	}
+	return cartesian(comps), nil
+}
+
+func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, keyspace string) error {
+	t, err := e.modifyTable(s, st.Table, keyspace)
+	if err != nil {
+		return err
+	}
+	if st.IfExists || len(st.Conditions) > 0 {
+		return cqlerr.NotImplemented("UPDATE ... IF (lightweight transactions)")
+	}
+	p := &modifyPlan{table: t}
+	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	staticOnly := true
+	for _, a := range st.Set {
+		col, err := columnOf(t, a.Column)
+		if err != nil {
+			return err
+		}
+		if col.IsPrimaryKey() {
+			return cqlerr.Invalidf("PRIMARY KEY part %s found in SET part", col.Name)
+		}
+		if col.Kind == schema.Regular {
+			staticOnly = false
+		}
+		if a.Element != nil || a.Field != "" {
+			return cqlerr.NotImplemented("element and field assignments")
+		}
+		if col.Type.Kind == types.Counter || a.Op != '=' {
+			return cqlerr.NotImplemented("counter and collection update operations")
+		}
+		if err := checkWritable(col); err != nil {
+			return err
+		}
+		f, err := c.compileTerm(a.Value, spec(t, col.Name, col.Type), e.now)
+		if err != nil {
+			return err
+		}
+		p.ops = append(p.ops, columnOp{col: col, value: f})
+	}
+	if err := c.compileWhereKeys(p, st.Where, false, e.now); err != nil {
+		return err
+	}
+	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0); err != nil {
+		return err
+	}
+	c.modify = p
+	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
+	return nil
+}
+
+func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, keyspace string) error {
+	t, err := e.modifyTable(s, st.Table, keyspace)
+	if err != nil {
+		return err
+	}
+	if st.IfExists || len(st.Conditions) > 0 {
+		return cqlerr.NotImplemented("DELETE ... IF (lightweight transactions)")
+	}
+	if st.Using.TTL != nil {
+		return cqlerr.Invalidf("TTL attribute is not allowed for deletes")
+	}
+	p := &modifyPlan{table: t}
+	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	staticOnly := true
+	for _, tg := range st.Targets {
+		col, err := columnOf(t, tg.Column)
+		if err != nil {
+			return err
+		}
+		if col.IsPrimaryKey() {
+			return cqlerr.Invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", col.Name)
+		}
+		if tg.Element != nil || tg.Field != "" {
+			return cqlerr.NotImplemented("deleting collection elements and UDT fields")
+		}
+		if col.Kind == schema.Regular {
+			staticOnly = false
+		}
+		if col.Type.IsMultiCell() {
+			return cqlerr.NotImplemented("deleting non-frozen collection or UDT columns")
+		}
+		p.ops = append(p.ops, columnOp{col: col, delete: true})
+	}
+	p.deleteRow = len(st.Targets) == 0
+	if err := c.compileWhereKeys(p, st.Where, p.deleteRow, e.now); err != nil {
+		return err
+	}
+	var missing []string
+	for i, f := range p.pk {
+		if f == nil {
+			missing = append(missing, t.PartitionKey[i].Name)
+		}
+	}
+	if len(missing) > 0 {
+		return cqlerr.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	// The clustering must be a prefix (plus an optional slice right after it).
+	n := 0
+	for n < len(p.ck) && p.ck[n] != nil {
+		n++
+	}
+	for i := n; i < len(p.ck); i++ {
+		if p.ck[i] != nil {
+			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
+		}
+	}
+	if p.ckSlice != nil && p.ckSlice.col.Position != n {
+		if p.ckSlice.col.Position > n {
+			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
+		}
+		return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[n].Name, p.ckSlice.col.Name)
+	}
+	if !p.deleteRow && n < len(p.ck) && !(staticOnly && n == 0) {
+		var miss []string
+		for i := n; i < len(p.ck); i++ {
+			miss = append(miss, t.Clustering[i].Name)
+		}
+		return cqlerr.Invalidf("Some clustering keys are missing: %s", strings.Join(miss, ", "))
+	}
+	if !p.deleteRow && staticOnly && n == 0 {
+		p.ck = nil
+	}
+	c.modify = p
+	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
+	return nil
+}
+
+func (e *Executor) compileBatchStatement(c *compiled, s *schema.Schema, st *cql.Batch, keyspace string) error {
+	return cqlerr.NotImplemented("BATCH statements sent as a QUERY string (use the BATCH message)")
+}
+
+// writeParams are the timestamp and TTL of one write.
+type writeParams struct {
+	ts     int64
+	ttl    int32
+	nowSec int64
+}
+
+func (e *Executor) writeParams(p *modifyPlan, opts *Options) (writeParams, error) {
+	w := writeParams{nowSec: e.now().Unix()}
+	switch {
+	case p.timestamp != nil:
+		ts, unset, err := evalInt64(p.timestamp, opts.Values)
+		if err != nil {
+			return w, err
+		}
+		if unset {
+			w.ts = e.timestamp()
+		} else {
+			w.ts = ts
+		}
+	case opts.HasTimestamp:
+		w.ts = opts.Timestamp
+	default:
+		w.ts = e.timestamp()
+	}
+	w.ttl = p.table.Params.DefaultTimeToLive
+	if p.ttl != nil {
+		ttl, unset, err := evalInt32(p.ttl, opts.Values)
+		if err != nil {
+			return w, err
+		}
+		if !unset {
+			if ttl < 0 {
+				return w, cqlerr.Invalidf("A TTL must be greater or equal to 0, but was %d", ttl)
+			}
+			if ttl > maxTTL {
+				return w, cqlerr.Invalidf("ttl is too large. requested (%d) maximum (%d)", ttl, maxTTL)
+			}
+			w.ttl = ttl
+		}
+	}
+	return w, nil
+}
+
+// buildUpdates evaluates a modify plan into partition updates.
+func (e *Executor) buildUpdates(p *modifyPlan, opts *Options, w writeParams) ([]*mutation.PartitionUpdate, error) {
+	t := p.table
+	keys, err := partitionKeys(t, p.pk, opts.Values)
+	if err != nil {
+		return nil, err
+	}
+	var cks [][][]byte
+	if p.ck != nil {
+		cks, err = clusterings(t, p.ck, opts.Values)
+		if err != nil {
+			return nil, err
+		}
+	}
+	expiry := mutation.NoDeletion
+	if w.ttl > 0 {
+		expiry = w.nowSec + int64(w.ttl)
+	}
+	// Cells are the same for every row.
+	var cells, staticCells []mutation.Cell
+	for _, op := range p.ops {
+		cell := mutation.Cell{Column: op.col.ID, Timestamp: w.ts, LocalDeletionTime: mutation.NoDeletion}
+		if op.delete {
+			cell.Tombstone, cell.LocalDeletionTime = true, w.nowSec
+		} else {
+			b, unset, err := op.value(opts.Values)
+			if err != nil {
+				return nil, err
+			}
+			if unset {
+				continue
+			}
+			if b == nil {
+				cell.Tombstone, cell.LocalDeletionTime = true, w.nowSec
+			} else {
+				cell.Value = b
+				if w.ttl > 0 {
+					cell.TTL, cell.LocalDeletionTime = w.ttl, expiry
+				}
+			}
+		}
+		if op.col.Kind == schema.Static {
+			staticCells = append(staticCells, cell)
+		} else {
+			cells = append(cells, cell)
+		}
+	}
+	sortCells(cells)
+	sortCells(staticCells)
+	deletion := mutation.Deletion{MarkedForDeleteAt: w.ts, LocalDeletionTime: w.nowSec}
+	var out []*mutation.PartitionUpdate
+	for _, key := range keys {
+		u := &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key), Deletion: mutation.Live}
+		if len(staticCells) > 0 {
+			u.Static = &mutation.Row{Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: staticCells}
+		}
+		switch {
+		case p.deleteRow && len(cks) == 1 && len(cks[0]) == 0 && p.ckSlice == nil:
+			// DELETE with only the partition key: the whole partition.
+			u.Deletion = deletion
+		case p.deleteRow:
+			for _, ck := range cks {
+				if len(ck) == len(t.Clustering) && p.ckSlice == nil {
+					u.Rows = append(u.Rows, mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: deletion})
+					continue
+				}
+				sl, err := deleteSlice(t, ck, p.ckSlice, opts.Values)
+				if err != nil {
+					return nil, err
+				}
+				u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
+			}
+		default:
+			for _, ck := range cks {
+				if len(ck) == 0 && len(t.Clustering) > 0 {
+					continue // static-only write
+				}
+				for _, v := range ck {
+					if len(v) > 0xFFFF {
+						return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
+					}
+				}
+				row := mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: cells}
+				if p.insert {
+					row.Marker = mutation.Liveness{Timestamp: w.ts, LocalDeletionTime: mutation.NoDeletion}
+					if w.ttl > 0 {
+						row.Marker.TTL, row.Marker.LocalDeletionTime = w.ttl, expiry
+					}
+				}
+				u.Rows = append(u.Rows, row)
+			}
+		}
+		if u.Static == nil && len(u.Rows) == 0 && u.Deletion.IsLive() && len(u.RangeTombstones) == 0 {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// deleteSlice builds the clustering slice of a range delete: the prefix ck
+// plus an optional slice on the next column.
+func deleteSlice(t *schema.Table, ck [][]byte, st *sliceTerms, vals []Value) (mutation.Slice, error) {
+	sl := mutation.Slice{Start: mutation.Bound{Values: ck, Inclusive: true}, End: mutation.Bound{Values: ck, Inclusive: true}}
+	if st == nil {
+		return sl, nil
+	}
+	eval := func(f termFn) ([]byte, error) {
+		b, unset, err := f(vals)
+		if err != nil {
+			return nil, err
+		}
+		if unset || b == nil {
+			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", st.col.Name)
+		}
+		return b, nil
+	}
+	lo, hi := mutation.Bound{Values: ck, Inclusive: true}, mutation.Bound{Values: ck, Inclusive: true}
+	if st.lower != nil {
+		v, err := eval(st.lower)
+		if err != nil {
+			return sl, err
+		}
+		lo = mutation.Bound{Values: appendClone(ck, v), Inclusive: st.lowerIncl}
+	}
+	if st.upper != nil {
+		v, err := eval(st.upper)
+		if err != nil {
+			return sl, err
+		}
+		hi = mutation.Bound{Values: appendClone(ck, v), Inclusive: st.upperIncl}
+	}
+	if st.col.Desc {
+		lo, hi = hi, lo
+	}
+	sl.Start, sl.End = lo, hi
+	return sl, nil
+}
+
+func appendClone(prefix [][]byte, v []byte) [][]byte {
+	out := make([][]byte, len(prefix), len(prefix)+1)
+	copy(out, prefix)
+	return append(out, v)
+}
+
+func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options) (*Result, error) {
+	p := c.modify
+	w, err := e.writeParams(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := e.buildUpdates(p, opts, w)
+	if err != nil {
+		return nil, err
+	}
+	if len(ups) == 0 {
+		return &Result{Kind: VoidResult}, nil
+	}
+	if err := e.cfg.Coordinator.Mutate(ctx, p.table, Consistency(opts.Consistency), ups); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: VoidResult}, nil
+}
+
+// executeBatch applies the statements of a batch, grouped by table. Every
+// statement without its own timestamp uses the batch's.
+func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []*compiled, opts []*Options, bopts *Options) error {
+	batchTS := e.timestamp()
+	if bopts.HasTimestamp {
+		batchTS = bopts.Timestamp
+	}
+	byTable := map[*schema.Table][]*mutation.PartitionUpdate{}
+	var order []*schema.Table
+	for i, c := range stmts {
+		p := c.modify
+		if p.timestamp != nil && typ != cql.CounterBatch && bopts.HasTimestamp {
+			return cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		o := *opts[i]
+		if !o.HasTimestamp {
+			o.Timestamp, o.HasTimestamp = batchTS, true
+		}
+		w, err := e.writeParams(p, &o)
+		if err != nil {
+			return err
+		}
+		ups, err := e.buildUpdates(p, &o, w)
+		if err != nil {
+			return err
+		}
+		if _, ok := byTable[p.table]; !ok {
+			order = append(order, p.table)
+		}
+		byTable[p.table] = append(byTable[p.table], ups...)
+	}
+	for _, t := range order {
+		if len(byTable[t]) == 0 {
+			continue
+		}
+		if err := e.cfg.Coordinator.Mutate(ctx, t, Consistency(bopts.Consistency), byTable[t]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

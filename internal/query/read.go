@@ -1,0 +1,276 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"math"
+
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
+)
+
+// reader runs the reads of one SELECT page.
+type reader struct {
+	e            *Executor
+	ctx          context.Context
+	p            *selectPlan
+	cl           Consistency
+	slices       []mutation.Slice
+	vals         []Value
+	nowSec       int64
+	perPartition int32
+}
+
+// rangeBatch is how many partitions a filtered range read fetches at once.
+const rangeBatch = 128
+
+func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
+	cmd.TableID = r.p.table.ID
+	cmd.NowSec = r.nowSec
+	cmd.Reversed = r.p.reversed
+	if r.p.table.Virtual {
+		return r.e.virtualRead(r.p.table, cmd)
+	}
+	return r.e.cfg.Coordinator.Read(r.ctx, r.p.table, r.cl, cmd)
+}
+
+// read returns up to want rows starting at ps (nil: from the start), and
+// the paging state to continue from (nil when done).
+func (r *reader) read(ps *pagingState, want int) ([]outRow, *pagingState, error) {
+	if r.p.pk != nil {
+		return r.readPartitions(ps, want)
+	}
+	return r.readRange(ps, want)
+}
+
+// collect appends the rows of a partition that pass the filters; it stops at
+// want rows and reports the paging state when it does.
+func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32, want int) ([]outRow, *pagingState, error) {
+	p := r.p
+	t := p.table
+	key, err := mutation.SplitCompositeKey(part.Key, len(t.PartitionKey))
+	if err != nil {
+		return rows, nil, cqlerr.Serverf("corrupt partition key: %v", err)
+	}
+	var static []mutation.Cell
+	if part.Static != nil {
+		static = part.Static.Cells
+	}
+	in := already
+	emit := func(row outRow) (bool, error) {
+		ok, err := r.matches(&row)
+		if err != nil || !ok {
+			return false, err
+		}
+		rows = append(rows, row)
+		in++
+		return true, nil
+	}
+	noClusteringRestriction := len(p.ck) == 0 && p.ckSlice == nil
+	if len(part.Rows) == 0 || p.distinct {
+		if (part.Static != nil || p.distinct) && noClusteringRestriction && in < r.perPartition && already == 0 {
+			if _, err := emit(outRow{key: key, token: part.Token, static: static}); err != nil {
+				return rows, nil, err
+			}
+			if len(rows) >= want {
+				return rows, &pagingState{partitionKey: part.Key, inPartition: in}, nil
+			}
+		}
+		return rows, nil, nil
+	}
+	for i := range part.Rows {
+		if in >= r.perPartition {
+			break
+		}
+		row := &part.Rows[i]
+		ok, err := emit(outRow{key: key, token: part.Token, clustering: row.Clustering, cells: row.Cells, static: static})
+		if err != nil {
+			return rows, nil, err
+		}
+		if ok && len(rows) >= want {
+			return rows, &pagingState{partitionKey: part.Key, clustering: row.Clustering, inPartition: in}, nil
+		}
+	}
+	return rows, nil, nil
+}
+
+func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingState, error) {
+	t := r.p.table
+	keys, err := partitionKeys(t, r.p.pk, r.vals)
+	if err != nil {
+		return nil, nil, err
+	}
+	start := 0
+	if ps != nil {
+		start = -1
+		for i, k := range keys {
+			if bytes.Equal(k, ps.partitionKey) {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			return nil, nil, cqlerr.Protocolf("Invalid value for the paging state")
+		}
+	}
+	var rows []outRow
+	for i := start; i < len(keys); i++ {
+		slices := r.slices
+		already := int32(0)
+		if ps != nil && i == start {
+			if ps.clustering == nil {
+				continue // that partition was finished
+			}
+			if slices == nil {
+				slices = []mutation.Slice{mutation.FullSlice}
+			}
+			slices = slicesAfter(t, slices, ps.clustering, r.p.reversed)
+			if len(slices) == 0 {
+				continue
+			}
+			already = ps.inPartition
+		}
+		if r.slices != nil && len(r.slices) == 0 {
+			break
+		}
+		cmd := &mutation.ReadCommand{Key: keys[i], Token: r.e.cfg.Partitioner.Token(keys[i]), Slices: slices}
+		if len(r.p.filters) == 0 && want != math.MaxInt32 {
+			cmd.RowLimit = want - len(rows)
+		}
+		if r.perPartition != math.MaxInt32 {
+			cmd.PerPartitionLimit = int(r.perPartition - already)
+		}
+		parts, err := r.fetch(cmd)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j := range parts {
+			var next *pagingState
+			rows, next, err = r.collect(rows, &parts[j], already, want)
+			if err != nil {
+				return nil, nil, err
+			}
+			if next != nil {
+				if next.clustering == nil && i == len(keys)-1 {
+					return rows, nil, nil
+				}
+				return rows, next, nil
+			}
+		}
+	}
+	return rows, nil, nil
+}
+
+func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, error) {
+	p := r.p
+	t := p.table
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if p.tokenLower != nil {
+		v, unset, err := evalInt64(p.tokenLower, r.vals)
+		if err != nil {
+			return nil, nil, err
+		}
+		if unset {
+			return nil, nil, cqlerr.Invalidf("Invalid unset value for token restriction")
+		}
+		lo = v
+		if p.tokenLowerIncl {
+			if lo == math.MinInt64 {
+				lo = math.MinInt64
+			} else {
+				lo--
+			}
+		}
+	}
+	if p.tokenUpper != nil {
+		v, unset, err := evalInt64(p.tokenUpper, r.vals)
+		if err != nil {
+			return nil, nil, err
+		}
+		if unset {
+			return nil, nil, cqlerr.Invalidf("Invalid unset value for token restriction")
+		}
+		hi = v
+		if !p.tokUpIncl {
+			if hi == math.MinInt64 {
+				return nil, nil, nil
+			}
+			hi--
+		}
+	}
+	if hi <= lo && !(p.tokenUpper == nil) {
+		return nil, nil, nil
+	}
+	var rows []outRow
+	var startKey []byte
+	startTok := lo
+	if ps != nil {
+		tok := r.e.cfg.Partitioner.Token(ps.partitionKey)
+		if ps.clustering != nil {
+			slices := r.slices
+			if slices == nil {
+				slices = []mutation.Slice{mutation.FullSlice}
+			}
+			slices = slicesAfter(t, slices, ps.clustering, p.reversed)
+			if len(slices) > 0 {
+				cmd := &mutation.ReadCommand{Key: ps.partitionKey, Token: tok, Slices: slices}
+				if r.perPartition != math.MaxInt32 {
+					cmd.PerPartitionLimit = int(r.perPartition - ps.inPartition)
+				}
+				parts, err := r.fetch(cmd)
+				if err != nil {
+					return nil, nil, err
+				}
+				for j := range parts {
+					var next *pagingState
+					rows, next, err = r.collect(rows, &parts[j], ps.inPartition, want)
+					if err != nil {
+						return nil, nil, err
+					}
+					if next != nil {
+						return rows, next, nil
+					}
+				}
+			}
+		}
+		startKey = ps.partitionKey
+		if tok > startTok {
+			startTok = tok - 1
+		}
+	}
+	for {
+		cmd := &mutation.ReadCommand{StartToken: startTok, EndToken: hi, StartKey: startKey, Slices: r.slices}
+		if r.perPartition != math.MaxInt32 {
+			cmd.PerPartitionLimit = int(r.perPartition)
+		}
+		rowLimited := len(p.filters) == 0 && !p.distinct && want != math.MaxInt32
+		if rowLimited {
+			cmd.RowLimit = want - len(rows)
+		} else {
+			cmd.PartitionLimit = rangeBatch
+		}
+		parts, err := r.fetch(cmd)
+		if err != nil {
+			return nil, nil, err
+		}
+		for j := range parts {
+			var next *pagingState
+			rows, next, err = r.collect(rows, &parts[j], 0, want)
+			if err != nil {
+				return nil, nil, err
+			}
+			if next != nil {
+				return rows, next, nil
+			}
+		}
+		if rowLimited || len(parts) < rangeBatch {
+			return rows, nil, nil
+		}
+		last := parts[len(parts)-1]
+		startKey = last.Key
+		startTok = last.Token
+		if startTok > math.MinInt64 {
+			startTok--
+		}
+	}
+}

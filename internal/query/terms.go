@@ -1,0 +1,336 @@
+package query
+
+import (
+	"encoding/binary"
+	"strings"
+	"time"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// termFn evaluates a compiled term against the bound values. It returns the
+// serialized value (nil for null) or unset for an unset bound value.
+type termFn func(vals []Value) (b []byte, unset bool, err error)
+
+// addMarker records the spec of a bind marker.
+func (c *compiled) addMarker(m *cql.BindMarker, s ColumnSpec) {
+	for len(c.bound) <= m.Index {
+		c.bound = append(c.bound, ColumnSpec{})
+	}
+	if m.Name != "" {
+		s.Name = m.Name
+	}
+	c.bound[m.Index] = s
+}
+
+// literalKindName is Cassandra's Constants.Type name of a literal kind.
+func literalKindName(k cql.LiteralKind) string {
+	switch k {
+	case cql.LitString:
+		return "STRING"
+	case cql.LitInteger:
+		return "INTEGER"
+	case cql.LitFloat:
+		return "FLOAT"
+	case cql.LitBool:
+		return "BOOLEAN"
+	case cql.LitUUID:
+		return "UUID"
+	case cql.LitHex:
+		return "HEX"
+	case cql.LitDuration:
+		return "DURATION"
+	}
+	return "NULL"
+}
+
+// assignable reports whether a literal of kind k may be assigned to typ
+// (Cassandra's Constants.Type.testAssignment).
+func assignable(k cql.LiteralKind, typ *types.Type) bool {
+	switch k {
+	case cql.LitString:
+		switch typ.Kind {
+		case types.Ascii, types.Text, types.Inet, types.Date, types.Time, types.Timestamp, types.Duration:
+			return true
+		}
+	case cql.LitInteger:
+		switch typ.Kind {
+		case types.Bigint, types.Counter, types.Decimal, types.Double, types.Float, types.Int,
+			types.Smallint, types.Tinyint, types.Varint, types.Timestamp, types.Date, types.Time, types.Duration:
+			return true
+		}
+	case cql.LitFloat:
+		switch typ.Kind {
+		case types.Decimal, types.Double, types.Float:
+			return true
+		}
+	case cql.LitBool:
+		return typ.Kind == types.Boolean
+	case cql.LitUUID:
+		return typ.Kind == types.UUID || typ.Kind == types.Timeuuid
+	case cql.LitHex:
+		return typ.Kind == types.Blob
+	case cql.LitDuration:
+		return typ.Kind == types.Duration
+	}
+	return typ.Kind == types.Custom
+}
+
+// literalValue converts a constant for a receiver.
+func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
+	if l.Kind == cql.LitNull {
+		return nil, nil
+	}
+	typ := recv.Type
+	if typ.Kind == types.Counter && l.Kind == cql.LitInteger {
+		typ = types.BigintType
+	}
+	if !assignable(l.Kind, typ) {
+		return nil, cqlerr.Invalidf("Invalid %s constant (%s) for \"%s\" of type %s",
+			literalKindName(l.Kind), l.Text, recv.Name, recv.Type.String())
+	}
+	var b []byte
+	var err error
+	switch l.Kind {
+	case cql.LitString:
+		b, err = types.FromString(typ, l.Text)
+	case cql.LitInteger, cql.LitFloat:
+		b, err = types.FromNumber(typ, l.Text)
+	case cql.LitBool:
+		b, err = types.FromBool(typ, strings.EqualFold(l.Text, "true"))
+	case cql.LitUUID:
+		b, err = types.FromUUID(typ, l.Text)
+	case cql.LitHex:
+		b, err = types.FromHex(typ, l.Text)
+	case cql.LitDuration:
+		b, err = types.FromDuration(typ, l.Text)
+	}
+	if err != nil {
+		return nil, types.WithColumn(err, recv.Name)
+	}
+	return b, nil
+}
+
+// compileTerm compiles a term for a receiver column (or pseudo-column such
+// as "[limit]").
+func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	switch x := t.(type) {
+	case *cql.Literal:
+		b, err := literalValue(x, recv)
+		if err != nil {
+			return nil, err
+		}
+		return func([]Value) ([]byte, bool, error) { return b, false, nil }, nil
+	case *cql.BindMarker:
+		c.addMarker(x, recv)
+		idx := x.Index
+		typ := recv.Type
+		name := recv.Name
+		return func(vals []Value) ([]byte, bool, error) {
+			if idx >= len(vals) {
+				return nil, false, cqlerr.Invalidf("No value for bound variable %d", idx)
+			}
+			v := vals[idx]
+			if v.Unset || v.B == nil {
+				return nil, v.Unset, nil
+			}
+			if err := types.Validate(typ, v.B); err != nil {
+				return nil, false, cqlerr.Invalidf("Exception while binding column %s: %s", name, cqlerr.As(err).Message)
+			}
+			return v.B, false, nil
+		}, nil
+	case *cql.TypeHint:
+		return c.compileTerm(x.Term, recv, now)
+	case *cql.FunctionCall:
+		return compileTermFunction(x, recv, now)
+	case *cql.CollectionLiteral:
+		return c.compileCollection(x, recv, now)
+	case *cql.TupleLiteral:
+		if recv.Type.Kind != types.Tuple {
+			return nil, cqlerr.Invalidf("Invalid tuple type literal for %s of type %s", recv.Name, recv.Type)
+		}
+		if len(x.Elems) > len(recv.Type.Params) {
+			return nil, cqlerr.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d",
+				recv.Name, recv.Type, len(recv.Type.Params), len(x.Elems))
+		}
+		fns := make([]termFn, len(x.Elems))
+		for i, el := range x.Elems {
+			f, err := c.compileTerm(el, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
+				Name: recv.Name, Type: recv.Type.Params[i]}, now)
+			if err != nil {
+				return nil, err
+			}
+			fns[i] = f
+		}
+		return func(vals []Value) ([]byte, bool, error) {
+			parts := make([][]byte, len(fns))
+			for i, f := range fns {
+				b, _, err := f(vals)
+				if err != nil {
+					return nil, false, err
+				}
+				parts[i] = b
+			}
+			return types.EncodeTuple(parts), false, nil
+		}, nil
+	}
+	return nil, cqlerr.NotImplemented("this kind of term")
+}
+
+func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	typ := recv.Type
+	elem := func(t *types.Type) ColumnSpec {
+		return ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: t}
+	}
+	compileAll := func(ts []cql.Term, t *types.Type) ([]termFn, error) {
+		fns := make([]termFn, len(ts))
+		for i, el := range ts {
+			f, err := c.compileTerm(el, elem(t), now)
+			if err != nil {
+				return nil, err
+			}
+			fns[i] = f
+		}
+		return fns, nil
+	}
+	evalAll := func(fns []termFn, vals []Value) ([][]byte, error) {
+		out := make([][]byte, len(fns))
+		for i, f := range fns {
+			b, _, err := f(vals)
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				return nil, cqlerr.Invalidf("null is not supported inside collections")
+			}
+			out[i] = b
+		}
+		return out, nil
+	}
+	switch {
+	case typ.Kind == types.List && x.Kind == cql.ListLiteral:
+		fns, err := compileAll(x.Elems, typ.Params[0])
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []Value) ([]byte, bool, error) {
+			els, err := evalAll(fns, vals)
+			if err != nil {
+				return nil, false, err
+			}
+			return types.EncodeList(els), false, nil
+		}, nil
+	case typ.Kind == types.Set && (x.Kind == cql.SetLiteral || x.Kind == cql.MapLiteral && len(x.Keys) == 0):
+		fns, err := compileAll(x.Elems, typ.Params[0])
+		if err != nil {
+			return nil, err
+		}
+		et := typ.Params[0]
+		return func(vals []Value) ([]byte, bool, error) {
+			els, err := evalAll(fns, vals)
+			if err != nil {
+				return nil, false, err
+			}
+			return types.EncodeSet(et, els), false, nil
+		}, nil
+	case typ.Kind == types.Map && x.Kind == cql.MapLiteral:
+		kfns, err := compileAll(x.Keys, typ.Params[0])
+		if err != nil {
+			return nil, err
+		}
+		vfns, err := compileAll(x.Values, typ.Params[1])
+		if err != nil {
+			return nil, err
+		}
+		kt := typ.Params[0]
+		return func(vals []Value) ([]byte, bool, error) {
+			ks, err := evalAll(kfns, vals)
+			if err != nil {
+				return nil, false, err
+			}
+			vs, err := evalAll(vfns, vals)
+			if err != nil {
+				return nil, false, err
+			}
+			return types.EncodeMap(kt, ks, vs), false, nil
+		}, nil
+	}
+	kind := map[cql.CollectionKind]string{cql.ListLiteral: "list", cql.SetLiteral: "set", cql.MapLiteral: "map"}[x.Kind]
+	return nil, cqlerr.Invalidf("Invalid %s literal for %s of type %s", kind, recv.Name, typ)
+}
+
+// compileTermFunction supports the native functions that make sense as
+// values of a write or a restriction.
+func compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	name := strings.ToLower(f.Name.Name)
+	if f.Name.Keyspace != "" && f.Name.Keyspace != "system" {
+		return nil, cqlerr.Invalidf("Unknown function %s", f.Name.String())
+	}
+	noArgs := func(ret *types.Type, fn func() []byte) (termFn, error) {
+		if len(f.Args) != 0 {
+			return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: 0 required but %d provided", name, len(f.Args))
+		}
+		if !ret.Equal(recv.Type) && !(ret.Kind == types.Timeuuid && recv.Type.Kind == types.UUID) {
+			return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, ret, recv.Name, recv.Type)
+		}
+		return func([]Value) ([]byte, bool, error) { return fn(), false, nil }, nil
+	}
+	switch name {
+	case "now", "currenttimeuuid":
+		return noArgs(types.TimeuuidType, func() []byte {
+			u, err := uuid.NewUUID()
+			if err != nil {
+				u = uuid.New()
+			}
+			return u[:]
+		})
+	case "uuid":
+		return noArgs(types.UUIDType, func() []byte { u := uuid.New(); return u[:] })
+	case "currenttimestamp":
+		return noArgs(types.TimestampType, func() []byte {
+			return binary.BigEndian.AppendUint64(nil, uint64(now().UnixMilli()))
+		})
+	case "currentdate":
+		return noArgs(types.DateType, func() []byte {
+			days := now().Unix() / 86400
+			return binary.BigEndian.AppendUint32(nil, uint32(days+1<<31))
+		})
+	case "currenttime":
+		return noArgs(types.TimeType, func() []byte {
+			t := now().UTC()
+			ns := int64(t.Hour())*3600e9 + int64(t.Minute())*60e9 + int64(t.Second())*1e9 + int64(t.Nanosecond())
+			return binary.BigEndian.AppendUint64(nil, uint64(ns))
+		})
+	}
+	return nil, cqlerr.NotImplemented("function " + name + " in this position")
+}
+
+// evalInt32 evaluates an int term (LIMIT, TTL).
+func evalInt32(fn termFn, vals []Value) (int32, bool, error) {
+	b, unset, err := fn(vals)
+	if err != nil || unset || b == nil {
+		return 0, unset || b == nil, err
+	}
+	if len(b) != 4 {
+		return 0, false, cqlerr.Invalidf("Invalid int value")
+	}
+	return int32(binary.BigEndian.Uint32(b)), false, nil
+}
+
+// evalInt64 evaluates a bigint term (TIMESTAMP).
+func evalInt64(fn termFn, vals []Value) (int64, bool, error) {
+	b, unset, err := fn(vals)
+	if err != nil || unset || b == nil {
+		return 0, unset || b == nil, err
+	}
+	if len(b) != 8 {
+		return 0, false, cqlerr.Invalidf("Invalid bigint value")
+	}
+	return int64(binary.BigEndian.Uint64(b)), false, nil
+}
+
+// nowFunc returns the current time.
+type nowFunc = func() time.Time
