@@ -38,10 +38,11 @@ func SplitCompositeKey(key []byte, n int) ([][]byte, error) {
 			return nil, errBadCompositeKey
 		}
 		l := int(key[0])<<8 | int(key[1])
-		if len(key) < 3+l {
+		// Cassandra writes end-of-component 0x00 for stored keys.
+		if len(key) < 3+l || key[2+l] != 0 {
 			return nil, errBadCompositeKey
 		}
-		out = append(out, key[2:2+l])
+		out = append(out, key[2:2+l:2+l])
 		key = key[3+l:]
 	}
 	if len(key) != 0 {
