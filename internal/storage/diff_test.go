@@ -1,0 +1,202 @@
+package storage
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+)
+
+// TestDifferential applies random histories to the Pebble engine and the
+// in-memory reference engine and checks that random reads agree exactly.
+func TestDifferential(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 5
+	}
+	for seed := 0; seed < seeds; seed++ {
+		runDifferential(t, uint64(seed), 300, 200)
+	}
+}
+
+func runDifferential(t *testing.T, seed uint64, nUpdates, nReads int) {
+	tbl := testTable()
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m := NewMemory()
+	ctx := context.Background()
+	g := &gen{rng: rng, t: tbl}
+	for i := 0; i < nUpdates; i++ {
+		us := []*mutation.PartitionUpdate{g.update()}
+		if rng.IntN(4) == 0 {
+			us = append(us, g.update())
+		}
+		if err := p.Apply(ctx, tbl, us...); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Apply(ctx, tbl, us...); err != nil {
+			t.Fatal(err)
+		}
+		if rng.IntN(60) == 0 {
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := 0; i < nReads; i++ {
+		cmd := g.read()
+		want, err := m.Read(ctx, tbl, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Read(ctx, tbl, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d read %d %+v:\npebble:\n%s\nmemory:\n%s", seed, i, *cmd,
+				fmtPartitions(tbl, got), fmtPartitions(tbl, want))
+		}
+	}
+}
+
+type gen struct {
+	rng *rand.Rand
+	t   *schema.Table
+}
+
+func (g *gen) ts() int64 { return int64(g.rng.IntN(30)) }
+
+func (g *gen) pk() int32 { return int32(g.rng.IntN(8)) }
+
+var ck2Values = []string{"", "a", "b", "c\x00", "c"}
+
+func (g *gen) clustering(n int) [][]byte {
+	c := [][]byte{i32(int32(g.rng.IntN(5)) - 1), []byte(ck2Values[g.rng.IntN(len(ck2Values))])}
+	return c[:n]
+}
+
+func (g *gen) deletion() mutation.Deletion {
+	return mutation.Deletion{MarkedForDeleteAt: g.ts(), LocalDeletionTime: int64(g.rng.IntN(3))}
+}
+
+func (g *gen) slice() mutation.Slice {
+	b := func() mutation.Bound {
+		return mutation.Bound{Values: g.clustering(g.rng.IntN(3)), Inclusive: g.rng.IntN(2) == 0}
+	}
+	return mutation.Slice{Start: b(), End: b()}
+}
+
+func (g *gen) cell(col uint32) mutation.Cell {
+	ts := g.ts()
+	var c mutation.Cell
+	switch g.rng.IntN(6) {
+	case 0:
+		c = tomb(col, ts, int64(g.rng.IntN(3)))
+	case 1:
+		c = expiring(col, ts, int32(g.rng.IntN(3)), 10, int64(95+g.rng.IntN(10)))
+	default:
+		c = live(col, ts, int32(g.rng.IntN(3)))
+	}
+	switch col {
+	case colM:
+		if g.rng.IntN(5) > 0 {
+			c.Path = i32(int32(g.rng.IntN(4)) - 2)
+		} else if !c.Tombstone {
+			c = tomb(col, ts, 1) // collection deletion
+		}
+	case colST:
+		if g.rng.IntN(5) > 0 {
+			c.Path = []byte(ck2Values[g.rng.IntN(len(ck2Values))])
+			if !c.Tombstone {
+				c.Value = []byte{}
+			}
+		} else if !c.Tombstone {
+			c = tomb(col, ts, 1)
+		}
+	}
+	return c
+}
+
+func (g *gen) row(c [][]byte, static bool) mutation.Row {
+	r := mutation.Row{Clustering: c, Marker: mutation.NoLiveness, Deletion: mutation.Live}
+	if !static {
+		switch g.rng.IntN(4) {
+		case 0:
+			r.Marker = marker(g.ts())
+		case 1:
+			r.Marker = mutation.Liveness{Timestamp: g.ts(), TTL: 10, LocalDeletionTime: int64(95 + g.rng.IntN(10))}
+		}
+		if g.rng.IntN(8) == 0 {
+			r.Deletion = g.deletion()
+		}
+	}
+	cols := []uint32{colV, colM, colST}
+	if static {
+		cols = []uint32{colS}
+	}
+	for n := g.rng.IntN(4); n > 0; n-- {
+		r.Cells = append(r.Cells, g.cell(cols[g.rng.IntN(len(cols))]))
+	}
+	return r
+}
+
+func (g *gen) update() *mutation.PartitionUpdate {
+	u := update(g.t, g.pk())
+	if g.rng.IntN(25) == 0 {
+		u.Deletion = g.deletion()
+	}
+	if g.rng.IntN(8) == 0 {
+		u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: g.slice(), Deletion: g.deletion()})
+	}
+	if g.rng.IntN(4) == 0 {
+		s := g.row(nil, true)
+		u.Static = &s
+	}
+	for n := g.rng.IntN(4); n > 0; n-- {
+		u.Rows = append(u.Rows, g.row(g.clustering(2), false))
+	}
+	return u
+}
+
+func (g *gen) read() *mutation.ReadCommand {
+	cmd := &mutation.ReadCommand{TableID: g.t.ID, NowSec: int64(95 + g.rng.IntN(12))}
+	if g.rng.IntN(3) > 0 {
+		pk := g.pk()
+		cmd.Key, cmd.Token = i32(pk), pkToken(pk)
+	} else {
+		toks := []int64{math.MinInt64, -4000, -3000, -2000, 0, 1000, 3000, math.MaxInt64}
+		cmd.StartToken = toks[g.rng.IntN(len(toks))]
+		cmd.EndToken = toks[g.rng.IntN(len(toks))]
+		if g.rng.IntN(3) == 0 {
+			pk := g.pk()
+			cmd.StartKey, cmd.StartToken, cmd.StartInclusive = i32(pk), pkToken(pk), g.rng.IntN(2) == 0
+		}
+	}
+	if g.rng.IntN(2) == 0 {
+		cmd.Slices = []mutation.Slice{}
+		for n := 1 + g.rng.IntN(3); n > 0; n-- {
+			cmd.Slices = append(cmd.Slices, g.slice())
+		}
+	}
+	cmd.Reversed = g.rng.IntN(3) == 0
+	if g.rng.IntN(3) == 0 {
+		cmd.RowLimit = 1 + g.rng.IntN(6)
+	}
+	if g.rng.IntN(4) == 0 {
+		cmd.PerPartitionLimit = 1 + g.rng.IntN(3)
+	}
+	if g.rng.IntN(4) == 0 {
+		cmd.PartitionLimit = 1 + g.rng.IntN(3)
+	}
+	cmd.StaticOnly = g.rng.IntN(8) == 0
+	return cmd
+}

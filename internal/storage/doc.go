@@ -1,0 +1,56 @@
+// Package storage is the local storage engine of a node: the Engine
+// interface, its key layout, the Pebble-backed engine (the only importer of
+// Pebble) and an in-memory reference engine for differential tests.
+//
+// # Semantics (Cassandra's)
+//
+// Writes are blind: Apply never reads. Every stored entry (cell, row
+// marker, row deletion, partition deletion, range tombstone) is written with
+// a Pebble Merge, and the merge operator "cqld.cell.v1" keeps one winner per
+// key: last-write-wins by write timestamp (mutation.Reconcile: on a tie a
+// tombstone wins, then the larger value), markers by
+// mutation.ReconcileLiveness, deletions by Deletion.Supersedes. The
+// operator never deletes (Pebble's DeletableValueMerger is unsafe, see
+// shared/FACTS.md).
+//
+// Deletions are applied while reading, never while writing: a partition
+// deletion, the range tombstones covering a row and the row deletion shadow
+// every cell and marker whose timestamp is at or before theirs; a tombstone
+// without a path on a non-frozen collection column shadows that column's
+// older elements (Cassandra's complex deletion). Cells whose TTL has
+// expired at the command's NowSec read as absent.
+//
+// Reads return only live data: a row is returned when its marker (written
+// by INSERT) is live or it has a live cell, so a row written by UPDATE
+// disappears with its last cell; the static row is returned when it has a
+// live cell; a partition is returned when it has a live static row or a
+// live selected row. Returned rows carry Deletion == mutation.Live and only
+// live cells, sorted by (column id, element path in the element type's
+// order); the query layer assembles collections.
+//
+// Limits follow Cassandra's CQL counting: RowLimit counts rows over all
+// partitions, a partition returned with only its static row counts as one
+// row, and with StaticOnly (SELECT DISTINCT) every partition counts as one.
+// Range reads cover (StartToken, EndToken] in ring order (EndToken ==
+// math.MinInt64: to the end of the ring; a start at or after the end
+// wraps); when StartKey is set StartToken must be its token and the read
+// resumes at that partition (included when StartInclusive).
+//
+// # Durability
+//
+// Apply commits one Pebble batch for all its updates. SyncGroup (the
+// default) and SyncBatch commit it with fsync; concurrent committers share
+// fsyncs in Pebble's commit pipeline (BenchmarkApply). SyncPeriodic does
+// not wait for fsync and syncs the write-ahead log every SyncPeriod: like
+// Cassandra's periodic mode it can lose the last period of acknowledged
+// writes on power loss.
+//
+// # Not done yet
+//
+// Purging of tombstones older than gc_grace_seconds and of expired cells
+// (must be our own background work), per-table statistics, and row-level
+// paging resume inside a partition for range reads (the query layer can
+// narrow Slices).
+//
+// See layout.md for the byte layout of keys and values.
+package storage

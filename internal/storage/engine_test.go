@@ -1,0 +1,336 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+)
+
+// Each case applies a history of updates and checks one read, on both
+// engines.
+func TestSemantics(t *testing.T) {
+	tbl := testTable()
+	set := func(ts int64, elem string) mutation.Cell {
+		c := live(colST, ts, 0)
+		c.Path, c.Value = []byte(elem), []byte{}
+		return c
+	}
+	entry := func(ts int64, k, v int32) mutation.Cell {
+		c := live(colM, ts, v)
+		c.Path = i32(k)
+		return c
+	}
+	withRows := func(rows ...mutation.Row) *mutation.PartitionUpdate {
+		u := update(tbl, 1)
+		u.Rows = rows
+		return u
+	}
+	for _, tc := range []struct {
+		name    string
+		updates []*mutation.PartitionUpdate
+		cmd     func(*mutation.ReadCommand)
+		want    string
+	}{
+		{
+			name: "last write wins by timestamp, not arrival",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), mutation.NoLiveness, live(colV, 20, 2))),
+				withRows(row(ck(1, "a"), mutation.NoLiveness, live(colV, 10, 1))),
+			},
+			want: "pk=1 token=-2000\n  [1 \"a\"] v=2@20\n",
+		},
+		{
+			name: "timestamp tie: tombstone wins, then the larger value",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), mutation.NoLiveness, live(colV, 10, 1))),
+				withRows(row(ck(1, "a"), mutation.NoLiveness, live(colV, 10, 5))),
+				withRows(row(ck(1, "a"), mutation.NoLiveness, live(colV, 10, 3))),
+				withRows(row(ck(2, "a"), mutation.NoLiveness, live(colV, 10, 1))),
+				withRows(row(ck(2, "a"), mutation.NoLiveness, tomb(colV, 10, 50))),
+			},
+			want: "pk=1 token=-2000\n  [1 \"a\"] v=5@10\n",
+		},
+		{
+			name: "row marker keeps an INSERTed row alive; UPDATEd row disappears with its last cell",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), marker(10), live(colV, 10, 1))),
+				withRows(row(ck(2, "a"), mutation.NoLiveness, live(colV, 10, 1))),
+				withRows(row(ck(1, "a"), mutation.NoLiveness, tomb(colV, 20, 50)),
+					row(ck(2, "a"), mutation.NoLiveness, tomb(colV, 20, 50))),
+			},
+			want: "pk=1 token=-2000\n  [1 \"a\"] marker@10\n",
+		},
+		{
+			name: "row deletion shadows cells and marker at or before its timestamp",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), marker(10), live(colV, 10, 1), entry(30, 1, 1))),
+				withRows(mutation.Row{Clustering: ck(1, "a"), Marker: mutation.NoLiveness, Deletion: del(10)}),
+			},
+			want: "pk=1 token=-2000\n  [1 \"a\"] m[1]=1@30\n",
+		},
+		{
+			name: "partition deletion shadows older rows and statics, newer writes survive",
+			updates: []*mutation.PartitionUpdate{
+				func() *mutation.PartitionUpdate {
+					u := withRows(row(ck(1, "a"), marker(10)), row(ck(2, "b"), marker(30)))
+					s := row(nil, mutation.NoLiveness, live(colS, 10, 7))
+					u.Static = &s
+					return u
+				}(),
+				func() *mutation.PartitionUpdate { u := update(tbl, 1); u.Deletion = del(20); return u }(),
+			},
+			want: "pk=1 token=-2000\n  [2 \"b\"] marker@30\n",
+		},
+		{
+			name: "range tombstone over a clustering prefix, DESC component",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), marker(10)), row(ck(1, "b"), marker(10)), row(ck(1, "c"), marker(10)),
+					row(ck(2, "a"), marker(10)), row(ck(0, "z"), marker(10))),
+				func() *mutation.PartitionUpdate {
+					// DELETE WHERE pk=1 AND ck1=1 AND ck2 < 'c' (DESC: from 'c' exclusive to the end of ck1=1)
+					u := update(tbl, 1)
+					u.RangeTombstones = []mutation.RangeTombstone{{
+						Slice: mutation.Slice{
+							Start: mutation.Bound{Values: ck(1, "c"), Inclusive: false},
+							End:   mutation.Bound{Values: [][]byte{i32(1)}, Inclusive: true},
+						},
+						Deletion: del(10),
+					}}
+					return u
+				}(),
+			},
+			want: "pk=1 token=-2000\n  [0 \"z\"] marker@10\n  [1 \"c\"] marker@10\n  [2 \"a\"] marker@10\n",
+		},
+		{
+			name: "range tombstone does not shadow newer rows",
+			updates: []*mutation.PartitionUpdate{
+				func() *mutation.PartitionUpdate {
+					u := update(tbl, 1)
+					u.RangeTombstones = []mutation.RangeTombstone{{Slice: mutation.FullSlice, Deletion: del(10)}}
+					return u
+				}(),
+				withRows(row(ck(1, "a"), marker(10)), row(ck(1, "b"), marker(11))),
+			},
+			want: "pk=1 token=-2000\n  [1 \"b\"] marker@11\n",
+		},
+		{
+			name: "TTL: expired cells and markers read as absent",
+			updates: []*mutation.PartitionUpdate{
+				withRows(
+					row(ck(1, "a"), mutation.Liveness{Timestamp: 10, TTL: 5, LocalDeletionTime: 999}, expiring(colV, 10, 1, 5, 999)),
+					row(ck(2, "a"), mutation.Liveness{Timestamp: 10, TTL: 5, LocalDeletionTime: 1000}, expiring(colV, 10, 1, 5, 1000)),
+					row(ck(3, "a"), mutation.Liveness{Timestamp: 10, TTL: 5, LocalDeletionTime: 1001}, expiring(colV, 10, 1, 5, 1001)),
+				),
+			},
+			want: "pk=1 token=-2000\n  [3 \"a\"] marker@10/ttl5 v=1@10/ttl5\n",
+		},
+		{
+			name: "static row once per partition, returned with no rows",
+			updates: []*mutation.PartitionUpdate{
+				func() *mutation.PartitionUpdate {
+					u := update(tbl, 1)
+					s := row(nil, mutation.NoLiveness, live(colS, 10, 7))
+					u.Static = &s
+					return u
+				}(),
+				func() *mutation.PartitionUpdate {
+					u := update(tbl, 1)
+					s := row(nil, mutation.NoLiveness, live(colS, 11, 8))
+					u.Static = &s
+					return u
+				}(),
+			},
+			want: "pk=1 token=-2000\n  static s=8@11\n",
+		},
+		{
+			name: "collection elements one cell each, sorted; collection deletion shadows older elements",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), mutation.NoLiveness,
+					entry(10, 300, 1), entry(10, -5, 2), entry(10, 7, 3), set(10, "b"), set(10, "a"))),
+				// st = {'c'}: collection deletion at 19, element at 20.
+				withRows(row(ck(1, "a"), mutation.NoLiveness, tomb(colST, 19, 50), set(20, "c"))),
+				// m[7] removed.
+				withRows(row(ck(1, "a"), mutation.NoLiveness, func() mutation.Cell { c := tomb(colM, 11, 50); c.Path = i32(7); return c }())),
+			},
+			want: "pk=1 token=-2000\n  [1 \"a\"] m[-5]=2@10 m[300]=1@10 st[\"c\"]@20\n",
+		},
+		{
+			name: "slices, reversed, per-partition limit",
+			updates: []*mutation.PartitionUpdate{
+				withRows(row(ck(1, "a"), marker(1)), row(ck(1, "b"), marker(1)), row(ck(2, "a"), marker(1)),
+					row(ck(3, "a"), marker(1)), row(ck(4, "a"), marker(1))),
+			},
+			cmd: func(c *mutation.ReadCommand) {
+				c.Slices = []mutation.Slice{
+					{Start: mutation.Bound{Values: [][]byte{i32(1)}, Inclusive: true}, End: mutation.Bound{Values: [][]byte{i32(2)}, Inclusive: true}},
+					{Start: mutation.Bound{Values: [][]byte{i32(4)}, Inclusive: true}, End: mutation.Bound{Inclusive: true}},
+				}
+				c.Reversed = true
+				c.PerPartitionLimit = 3
+			},
+			want: "pk=1 token=-2000\n  [4 \"a\"] marker@1\n  [2 \"a\"] marker@1\n  [1 \"a\"] marker@1\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for name, e := range engines(t) {
+				mustApply(t, e, tbl, tc.updates...)
+				cmd := pointRead(tbl, 1)
+				if tc.cmd != nil {
+					tc.cmd(cmd)
+				}
+				if got := fmtPartitions(tbl, mustRead(t, e, tbl, cmd)); got != tc.want {
+					t.Errorf("%s:\ngot:\n%s\nwant:\n%s", name, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestRangeReadAndPaging(t *testing.T) {
+	tbl := testTable()
+	for name, e := range engines(t) {
+		for pk := int32(0); pk < 20; pk++ {
+			u := update(tbl, pk)
+			u.Rows = []mutation.Row{row(ck(1, "a"), marker(1)), row(ck(2, "a"), marker(1))}
+			mustApply(t, e, tbl, u)
+		}
+		full := &mutation.ReadCommand{TableID: tbl.ID, StartToken: -1 << 63, EndToken: -1 << 63, NowSec: 1000}
+		all := mustRead(t, e, tbl, full)
+		if len(all) != 20 {
+			t.Fatalf("%s: %d partitions", name, len(all))
+		}
+		// Page through with a row limit, resuming after the last partition.
+		var paged []mutation.Partition
+		cmd := *full
+		for {
+			cmd.RowLimit = 3
+			ps := mustRead(t, e, tbl, &cmd)
+			if len(ps) == 0 {
+				break
+			}
+			for _, p := range ps {
+				if len(paged) > 0 && string(paged[len(paged)-1].Key) == string(p.Key) {
+					continue
+				}
+				paged = append(paged, p)
+			}
+			last := ps[len(ps)-1]
+			cmd.StartKey, cmd.StartToken, cmd.StartInclusive = last.Key, last.Token, false
+		}
+		if len(paged) != 20 {
+			t.Fatalf("%s: paging returned %d partitions", name, len(paged))
+		}
+		for i := range all {
+			if string(all[i].Key) != string(paged[i].Key) {
+				t.Fatalf("%s: page order differs at %d", name, i)
+			}
+		}
+		// (-2000, 0]: tokens -1000 and 0.
+		ps := mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: -2000, EndToken: 0, NowSec: 1000})
+		for _, p := range ps {
+			if p.Token <= -2000 || p.Token > 0 {
+				t.Fatalf("%s: token %d outside (-2000, 0]", name, p.Token)
+			}
+		}
+		if len(ps) != 6 {
+			t.Fatalf("%s: %d partitions in (-2000, 0]", name, len(ps))
+		}
+		// Wrapping range (2000, -2000].
+		ps = mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: 2000, EndToken: -2000, NowSec: 1000, PartitionLimit: 100})
+		if len(ps) == 0 || ps[0].Token != 3000 || ps[len(ps)-1].Token != -2000 {
+			t.Fatalf("%s: wrapping range returned %s", name, fmtPartitions(tbl, ps))
+		}
+	}
+}
+
+func TestRestart(t *testing.T) {
+	tbl := testTable()
+	dir := t.TempDir()
+	p, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := update(tbl, 1)
+	u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 42))}
+	mustApply(t, p, tbl, u)
+	if err := p.PutMeta("tokens", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err = Open(dir, Options{SyncMode: SyncPeriodic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	got := fmtPartitions(tbl, mustRead(t, p, tbl, pointRead(tbl, 1)))
+	if want := "pk=1 token=-2000\n  [1 \"a\"] marker@1 v=42@1\n"; got != want {
+		t.Fatalf("after restart got %q, want %q", got, want)
+	}
+	if v, err := p.GetMeta("tokens"); err != nil || string(v) != "x" {
+		t.Fatalf("GetMeta = %q, %v", v, err)
+	}
+	if v, err := p.GetMeta("absent"); err != nil || v != nil {
+		t.Fatalf("GetMeta(absent) = %q, %v", v, err)
+	}
+}
+
+func TestDropTable(t *testing.T) {
+	tbl := testTable()
+	for name, e := range engines(t) {
+		u := update(tbl, 1)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1))}
+		mustApply(t, e, tbl, u)
+		if err := e.PutMeta("k", []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.DropTable(context.Background(), tbl.ID); err != nil {
+			t.Fatal(err)
+		}
+		if ps := mustRead(t, e, tbl, pointRead(tbl, 1)); len(ps) != 0 {
+			t.Fatalf("%s: data survived DropTable", name)
+		}
+		if v, _ := e.GetMeta("k"); string(v) != "v" {
+			t.Fatalf("%s: DropTable removed metadata", name)
+		}
+	}
+}
+
+func TestStaticOnlyAndLimits(t *testing.T) {
+	tbl := testTable()
+	for name, e := range engines(t) {
+		for pk := int32(0); pk < 5; pk++ {
+			u := update(tbl, pk)
+			if pk%2 == 0 {
+				s := row(nil, mutation.NoLiveness, live(colS, 1, pk))
+				u.Static = &s
+			} else {
+				u.Rows = []mutation.Row{row(ck(1, "a"), marker(1)), row(ck(2, "a"), marker(1))}
+			}
+			mustApply(t, e, tbl, u)
+		}
+		ps := mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: -1 << 63, EndToken: -1 << 63, StaticOnly: true, NowSec: 1})
+		if len(ps) != 5 {
+			t.Fatalf("%s: DISTINCT returned %d partitions", name, len(ps))
+		}
+		for _, p := range ps {
+			if len(p.Rows) != 0 {
+				t.Fatalf("%s: StaticOnly returned rows", name)
+			}
+		}
+		ps = mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: -1 << 63, EndToken: -1 << 63, RowLimit: 4, NowSec: 1})
+		n := 0
+		for _, p := range ps {
+			n += max(1, len(p.Rows))
+		}
+		if n != 4 {
+			t.Fatalf("%s: RowLimit 4 returned %d rows:\n%s", name, n, fmtPartitions(tbl, ps))
+		}
+		if s := fmtPartitions(tbl, ps); !strings.Contains(s, "static") {
+			t.Fatalf("%s: no static row in %s", name, s)
+		}
+	}
+}

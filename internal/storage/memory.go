@@ -1,0 +1,392 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// Memory is the in-memory reference Engine. It implements the semantics in
+// the most obvious way — a map of cells reconciled with mutation.Reconcile,
+// tombstones kept as given and applied while reading, slices and range
+// tombstones evaluated by comparing values with types.Compare rather than
+// through the key encoding — so that differential tests can check the
+// Pebble engine against it. It is not durable and not fast.
+type Memory struct {
+	mu     sync.Mutex
+	tables map[[16]byte]map[string]*memPartition
+	meta   map[string][]byte
+}
+
+var _ Engine = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory engine.
+func NewMemory() *Memory {
+	return &Memory{tables: map[[16]byte]map[string]*memPartition{}, meta: map[string][]byte{}}
+}
+
+type memPartition struct {
+	key    []byte
+	token  int64
+	del    mutation.Deletion
+	rts    []mutation.RangeTombstone
+	static *memRow
+	rows   map[string]*memRow
+}
+
+type memRow struct {
+	clustering [][]byte
+	marker     mutation.Liveness
+	del        mutation.Deletion
+	cells      map[string]mutation.Cell // by column id and path
+}
+
+func newMemRow(clustering [][]byte) *memRow {
+	return &memRow{clustering: clustering, marker: mutation.NoLiveness, del: mutation.Live, cells: map[string]mutation.Cell{}}
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+func cloneValues(vs [][]byte) [][]byte {
+	out := make([][]byte, len(vs))
+	for i, v := range vs {
+		out[i] = append([]byte{}, v...)
+	}
+	return out
+}
+
+func memRowKey(clustering [][]byte) string {
+	var b []byte
+	for _, v := range clustering {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	return string(b)
+}
+
+func memCellKey(c *mutation.Cell) string {
+	b := binary.BigEndian.AppendUint32(nil, c.Column)
+	if c.Path != nil {
+		b = append(b, 1)
+		b = append(b, c.Path...)
+	}
+	return string(b)
+}
+
+// Apply implements Engine.
+func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutation.PartitionUpdate) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, u := range updates {
+		if u.TableID != [16]byte(t.ID) {
+			return fmt.Errorf("storage: update for table %x applied to table %s", u.TableID, t.ID)
+		}
+		if len(u.Key) == 0 {
+			return errors.New("storage: empty partition key")
+		}
+	}
+	for _, u := range updates {
+		parts := m.tables[u.TableID]
+		if parts == nil {
+			parts = map[string]*memPartition{}
+			m.tables[u.TableID] = parts
+		}
+		p := parts[string(u.Key)]
+		if p == nil {
+			p = &memPartition{key: cloneBytes(u.Key), token: u.Token, del: mutation.Live, rows: map[string]*memRow{}}
+			parts[string(u.Key)] = p
+		}
+		p.del = mutation.MaxDeletion(p.del, u.Deletion)
+		for _, rt := range u.RangeTombstones {
+			rt.Slice.Start.Values = cloneValues(rt.Slice.Start.Values)
+			rt.Slice.End.Values = cloneValues(rt.Slice.End.Values)
+			p.rts = append(p.rts, rt)
+		}
+		if u.Static != nil {
+			if p.static == nil {
+				p.static = newMemRow(nil)
+			}
+			memMergeRow(p.static, u.Static)
+		}
+		for i := range u.Rows {
+			k := memRowKey(u.Rows[i].Clustering)
+			r := p.rows[k]
+			if r == nil {
+				r = newMemRow(cloneValues(u.Rows[i].Clustering))
+				p.rows[k] = r
+			}
+			memMergeRow(r, &u.Rows[i])
+		}
+	}
+	return nil
+}
+
+func memMergeRow(dst *memRow, src *mutation.Row) {
+	dst.del = mutation.MaxDeletion(dst.del, src.Deletion)
+	dst.marker = mutation.ReconcileLiveness(dst.marker, src.Marker)
+	for i := range src.Cells {
+		c := src.Cells[i]
+		c.Value, c.Path = cloneBytes(c.Value), cloneBytes(c.Path)
+		k := memCellKey(&c)
+		if old, ok := dst.cells[k]; ok {
+			c = *mutation.Reconcile(&old, &c)
+		}
+		dst.cells[k] = c
+	}
+}
+
+// compareClustering compares two clusterings on their first n components in
+// clustering order (DESC columns inverted).
+func compareClustering(t *schema.Table, a, b [][]byte, n int) int {
+	for i := 0; i < n; i++ {
+		c := types.Compare(t.Clustering[i].Type, a[i], b[i])
+		if t.Clustering[i].Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func inSlice(t *schema.Table, c [][]byte, s mutation.Slice) bool {
+	if n := len(s.Start.Values); n > 0 {
+		cmp := compareClustering(t, c, s.Start.Values, n)
+		if cmp < 0 || (cmp == 0 && !s.Start.Inclusive) {
+			return false
+		}
+	}
+	if n := len(s.End.Values); n > 0 {
+		cmp := compareClustering(t, c, s.End.Values, n)
+		if cmp > 0 || (cmp == 0 && !s.End.Inclusive) {
+			return false
+		}
+	}
+	return true
+}
+
+// Read implements Engine.
+func (m *Memory) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var parts []*memPartition
+	for _, p := range m.tables[cmd.TableID] {
+		if cmd.Key != nil {
+			if bytes.Equal(p.key, cmd.Key) {
+				parts = append(parts, p)
+			}
+		} else if memInRange(p, cmd) {
+			parts = append(parts, p)
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].token != parts[j].token {
+			return parts[i].token < parts[j].token
+		}
+		return bytes.Compare(parts[i].key, parts[j].key) < 0
+	})
+	if cmd.Key == nil && memWraps(cmd) {
+		// Ring order: the part after the start first, then the wrapped part.
+		var first, second []*memPartition
+		for _, p := range parts {
+			if memAfterStart(p, cmd) {
+				first = append(first, p)
+			} else {
+				second = append(second, p)
+			}
+		}
+		parts = append(first, second...)
+	}
+
+	rowsLeft, partsLeft, perPart := math.MaxInt, math.MaxInt, math.MaxInt
+	if cmd.RowLimit > 0 {
+		rowsLeft = cmd.RowLimit
+	}
+	if cmd.PartitionLimit > 0 {
+		partsLeft = cmd.PartitionLimit
+	}
+	if cmd.PerPartitionLimit > 0 {
+		perPart = cmd.PerPartitionLimit
+	}
+	var out []mutation.Partition
+	for _, p := range parts {
+		if rowsLeft <= 0 || partsLeft <= 0 {
+			break
+		}
+		res := mutation.Partition{Key: cloneBytes(p.key), Token: p.token}
+		if t.HasStatics() && p.static != nil {
+			if r, ok := memLiveRow(t, p.static, p.del, cmd.NowSec); ok {
+				res.Static = &r
+			}
+		}
+		var rows []mutation.Row
+		for _, r := range p.rows {
+			if !slices.ContainsFunc(cmd.Slices, func(s mutation.Slice) bool { return inSlice(t, r.clustering, s) }) && cmd.Slices != nil {
+				continue
+			}
+			eff := p.del
+			for _, rt := range p.rts {
+				if inSlice(t, r.clustering, rt.Slice) {
+					eff = mutation.MaxDeletion(eff, rt.Deletion)
+				}
+			}
+			if lr, ok := memLiveRow(t, r, eff, cmd.NowSec); ok {
+				rows = append(rows, lr)
+			}
+		}
+		sort.Slice(rows, func(i, j int) bool {
+			c := compareClustering(t, rows[i].Clustering, rows[j].Clustering, len(t.Clustering))
+			if cmd.Reversed {
+				return c > 0
+			}
+			return c < 0
+		})
+		budget := min(rowsLeft, perPart)
+		if cmd.StaticOnly {
+			budget = 1
+		}
+		hasLive := len(rows) > 0
+		if len(rows) > budget {
+			rows = rows[:budget]
+		}
+		if res.Static == nil && !hasLive {
+			continue
+		}
+		partsLeft--
+		if cmd.StaticOnly || len(rows) == 0 {
+			rowsLeft--
+		} else {
+			res.Rows = rows
+			rowsLeft -= len(rows)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func memWraps(cmd *mutation.ReadCommand) bool {
+	return cmd.EndToken != math.MinInt64 &&
+		(cmd.StartToken > cmd.EndToken || (cmd.StartKey == nil && cmd.StartToken == cmd.EndToken))
+}
+
+func memAfterStart(p *memPartition, cmd *mutation.ReadCommand) bool {
+	if cmd.StartKey != nil {
+		if p.token != cmd.StartToken {
+			return p.token > cmd.StartToken
+		}
+		c := bytes.Compare(p.key, cmd.StartKey)
+		return c > 0 || (c == 0 && cmd.StartInclusive)
+	}
+	return p.token > cmd.StartToken
+}
+
+func memInRange(p *memPartition, cmd *mutation.ReadCommand) bool {
+	before := cmd.EndToken == math.MinInt64 || p.token <= cmd.EndToken
+	if memWraps(cmd) {
+		return memAfterStart(p, cmd) || p.token <= cmd.EndToken
+	}
+	return memAfterStart(p, cmd) && before
+}
+
+// memLiveRow returns the live part of r under the deletion eff.
+func memLiveRow(t *schema.Table, r *memRow, eff mutation.Deletion, now int64) (mutation.Row, bool) {
+	eff = mutation.MaxDeletion(eff, r.del)
+	cells := make([]mutation.Cell, 0, len(r.cells))
+	for _, c := range r.cells {
+		if t.ColumnByID(c.Column) != nil {
+			cells = append(cells, c)
+		}
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		a, b := &cells[i], &cells[j]
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if (a.Path == nil) != (b.Path == nil) {
+			return a.Path == nil
+		}
+		return comparePaths(t.ColumnByID(a.Column), a.Path, b.Path) < 0
+	})
+	// Collection deletions: a tombstone without a path on a column.
+	colDel := map[uint32]int64{}
+	for _, c := range cells {
+		if c.Path == nil && c.Tombstone {
+			colDel[c.Column] = c.Timestamp
+		}
+	}
+	var live []mutation.Cell
+	for _, c := range cells {
+		if !c.IsLive(now) || eff.Deletes(c.Timestamp) {
+			continue
+		}
+		if ts, ok := colDel[c.Column]; ok && c.Path != nil && c.Timestamp <= ts {
+			continue
+		}
+		c.Value, c.Path = cloneBytes(c.Value), cloneBytes(c.Path)
+		if c.Value == nil {
+			c.Value = []byte{}
+		}
+		live = append(live, c)
+	}
+	markerLive := r.marker.IsLive(now) && !eff.Deletes(r.marker.Timestamp)
+	if len(live) == 0 && !markerLive {
+		return mutation.Row{}, false
+	}
+	out := mutation.Row{Clustering: cloneValues(r.clustering), Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: live}
+	if r.clustering == nil {
+		out.Clustering = nil
+	}
+	if markerLive {
+		out.Marker = r.marker
+	}
+	if out.Cells == nil {
+		out.Cells = []mutation.Cell{}
+	}
+	return out, true
+}
+
+// DropTable implements Engine.
+func (m *Memory) DropTable(ctx context.Context, id uuid.UUID) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.tables, [16]byte(id))
+	return nil
+}
+
+// GetMeta implements Engine.
+func (m *Memory) GetMeta(key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return cloneBytes(m.meta[key]), nil
+}
+
+// PutMeta implements Engine.
+func (m *Memory) PutMeta(key string, value []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.meta[key] = append([]byte{}, value...)
+	return nil
+}
+
+// Flush implements Engine.
+func (m *Memory) Flush() error { return nil }
+
+// Close implements Engine.
+func (m *Memory) Close() error { return nil }

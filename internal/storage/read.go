@@ -1,0 +1,539 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// Read implements Engine.
+func (p *Pebble) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cmd.TableID != [16]byte(t.ID) {
+		return nil, fmt.Errorf("storage: read of table %x against table %s", cmd.TableID, t.ID)
+	}
+	ranges, err := normalizeSlices(t, cmd.Slices)
+	if err != nil {
+		return nil, err
+	}
+	r := &pebbleReader{t: t, cmd: cmd, ranges: ranges, lim: newLimits(cmd)}
+	if cmd.Key != nil {
+		pp := appendPartitionPrefix(nil, cmd.TableID, cmd.Token, cmd.Key)
+		it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: pp, UpperBound: prefixEnd(pp)})
+		if err != nil {
+			return nil, err
+		}
+		defer it.Close()
+		// SeekPrefixGE consults the bloom filters (the comparer's Split is
+		// the partition prefix): an absent partition costs no data block.
+		if !it.SeekPrefixGE(pp) {
+			return nil, it.Error()
+		}
+		if err := r.readPartition(it, pp, bytes.Clone(cmd.Key), cmd.Token); err != nil {
+			return nil, err
+		}
+		return r.out, it.Error()
+	}
+
+	tp := appendTablePrefix(nil, cmd.TableID)
+	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: tp, UpperBound: prefixEnd(tp)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for _, seg := range tokenSegments(tp, cmd) {
+		pos := seg.lower
+		for !r.lim.done() {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if !it.SeekGE(pos) {
+				break
+			}
+			k := it.Key()
+			if seg.upper != nil && bytes.Compare(k, seg.upper) >= 0 {
+				break
+			}
+			n := partitionPrefixLen(k)
+			if n == len(k) {
+				return nil, fmt.Errorf("%w: %x", errCorrupt, k)
+			}
+			pp := bytes.Clone(k[:n])
+			key := appendUnescaped([]byte{}, pp[pkOffset:])
+			if err := r.readPartition(it, pp, key, decodeToken(pp[tokenOffset:])); err != nil {
+				return nil, err
+			}
+			pos = prefixEnd(pp)
+		}
+	}
+	return r.out, it.Error()
+}
+
+type keySegment struct{ lower, upper []byte } // upper nil: end of table
+
+// tokenSegments translates the (StartToken, EndToken] range of a range read,
+// with its StartKey resume point, into at most two key ranges in ring order.
+// EndToken == math.MinInt64 means "to the end of the ring"; a start at or
+// after the end wraps around (with StartKey set, only a start strictly after
+// the end wraps, so that paging can resume inside a range ending at the
+// token of the last partition returned).
+func tokenSegments(tp []byte, cmd *mutation.ReadCommand) []keySegment {
+	after := func(tok int64) []byte { // first key with a token > tok
+		if tok == math.MaxInt64 {
+			return nil
+		}
+		return appendToken(bytes.Clone(tp), tok+1)
+	}
+	var lower []byte
+	if cmd.StartKey != nil {
+		lower = appendPartitionPrefix(nil, cmd.TableID, cmd.StartToken, cmd.StartKey)
+		if !cmd.StartInclusive {
+			lower = prefixEnd(lower)
+		}
+	} else if lower = after(cmd.StartToken); lower == nil {
+		lower = prefixEnd(tp) // nothing after MaxToken: empty first segment
+	}
+	wraps := cmd.EndToken != math.MinInt64 &&
+		(cmd.StartToken > cmd.EndToken || (cmd.StartKey == nil && cmd.StartToken == cmd.EndToken))
+	if cmd.EndToken == math.MinInt64 || wraps {
+		segs := []keySegment{{lower: lower}}
+		if wraps {
+			segs = append(segs, keySegment{lower: tp, upper: after(cmd.EndToken)})
+		}
+		return segs
+	}
+	return []keySegment{{lower: lower, upper: after(cmd.EndToken)}}
+}
+
+// limits tracks the DataLimits of a read. A partition returned with only
+// its static row counts as one row (Cassandra's CQL counter does the same
+// for SELECT *); with StaticOnly every partition counts as one row.
+type limits struct {
+	rowsLeft, partsLeft, perPartition int
+}
+
+func newLimits(cmd *mutation.ReadCommand) limits {
+	l := limits{rowsLeft: math.MaxInt, partsLeft: math.MaxInt, perPartition: math.MaxInt}
+	if cmd.RowLimit > 0 {
+		l.rowsLeft = cmd.RowLimit
+	}
+	if cmd.PartitionLimit > 0 {
+		l.partsLeft = cmd.PartitionLimit
+	}
+	if cmd.PerPartitionLimit > 0 {
+		l.perPartition = cmd.PerPartitionLimit
+	}
+	return l
+}
+
+func (l *limits) done() bool { return l.rowsLeft <= 0 || l.partsLeft <= 0 }
+
+// rowBudget is how many rows the next partition may return.
+func (l *limits) rowBudget(staticOnly bool) int {
+	if staticOnly {
+		return 1
+	}
+	return min(l.rowsLeft, l.perPartition)
+}
+
+// add accounts for a partition and reports whether it is returned.
+func (l *limits) add(p *mutation.Partition, hasLiveRow, staticOnly bool) bool {
+	if p.Static == nil && !hasLiveRow {
+		return false
+	}
+	l.partsLeft--
+	switch {
+	case staticOnly || len(p.Rows) == 0:
+		l.rowsLeft--
+	default:
+		l.rowsLeft -= len(p.Rows)
+	}
+	return true
+}
+
+type rangeTombstone struct {
+	r   byteRange
+	del mutation.Deletion
+}
+
+type pebbleReader struct {
+	t      *schema.Table
+	cmd    *mutation.ReadCommand
+	ranges []byteRange
+	lim    limits
+	out    []mutation.Partition
+
+	// Per-partition state, reused.
+	pd  mutation.Deletion
+	rts []rangeTombstone
+	acc rowAcc
+	// budget is the number of rows the current partition may still return;
+	// rows collects them.
+	budget int
+	rows   []mutation.Row
+	live   bool // a live row was seen (StaticOnly)
+
+	arena []byte
+	kbuf  []byte
+	pbuf  []byte
+}
+
+// rowAcc accumulates the stored entries of one row.
+type rowAcc struct {
+	active     bool
+	enc        []byte // encoded clustering (owned)
+	clustering [][]byte
+	marker     mutation.Liveness
+	del        mutation.Deletion
+	cells      []mutation.Cell
+}
+
+func (a *rowAcc) reset() {
+	a.active = false
+	a.enc = a.enc[:0]
+	a.clustering = nil
+	a.marker = mutation.NoLiveness
+	a.del = mutation.Live
+	a.cells = a.cells[:0]
+}
+
+// copyBytes copies b into the read's arena: one allocation per 256 B-64 KiB of
+// returned values instead of one per cell.
+func (r *pebbleReader) copyBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte{}
+	}
+	if cap(r.arena)-len(r.arena) < len(b) {
+		size := min(max(2*cap(r.arena), 256), 64<<10)
+		r.arena = make([]byte, 0, max(size, len(b)))
+	}
+	start := len(r.arena)
+	r.arena = append(r.arena, b...)
+	return r.arena[start:len(r.arena):len(r.arena)]
+}
+
+// readPartition reads one partition whose keys start with pp and appends it
+// to r.out when it has live data.
+func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok int64) error {
+	if err := r.readHeader(it, pp); err != nil {
+		return err
+	}
+	part := mutation.Partition{Key: key, Token: tok}
+	if r.t.HasStatics() {
+		row, err := r.readStatic(it, pp)
+		if err != nil {
+			return err
+		}
+		part.Static = row
+	}
+	r.budget = r.lim.rowBudget(r.cmd.StaticOnly)
+	r.rows = nil
+	r.live = false
+	if r.budget > 0 {
+		if err := r.readRows(it, pp); err != nil {
+			return err
+		}
+	}
+	if !r.cmd.StaticOnly {
+		part.Rows = r.rows
+	}
+	if r.lim.add(&part, r.live, r.cmd.StaticOnly) {
+		r.out = append(r.out, part)
+	}
+	return nil
+}
+
+func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
+	r.pd = mutation.Live
+	r.rts = r.rts[:0]
+	lower := append(append(r.kbuf[:0], pp...), kindHeader)
+	r.kbuf = lower
+	for valid := it.SeekGE(lower); valid; valid = it.Next() {
+		k := it.Key()
+		if !bytes.HasPrefix(k, lower) {
+			break
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		d, ok := decodeDeletionValue(v)
+		if !ok || len(k) <= len(lower) {
+			return fmt.Errorf("%w: header entry %x", errCorrupt, k)
+		}
+		switch k[len(lower)] {
+		case headerPartitionDeletion:
+			r.pd = mutation.MaxDeletion(r.pd, d)
+		case headerRangeTombstone:
+			rg, err := decodeRangeTombstoneKey(k[len(lower)+1:])
+			if err != nil {
+				return err
+			}
+			r.rts = append(r.rts, rangeTombstone{r: rg, del: d})
+		default:
+			return fmt.Errorf("%w: header entry %x", errCorrupt, k)
+		}
+	}
+	return nil
+}
+
+func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row, error) {
+	lower := append(append(r.kbuf[:0], pp...), kindStatic)
+	r.kbuf = lower
+	r.acc.reset()
+	r.acc.active = true
+	for valid := it.SeekGE(lower); valid; valid = it.Next() {
+		k := it.Key()
+		if !bytes.HasPrefix(k, lower) {
+			break
+		}
+		if err := r.addEntry(it, k[len(lower):]); err != nil {
+			return nil, err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	row, ok := r.finishRow(false /* clustered */)
+	if !ok {
+		return nil, nil
+	}
+	return &row, nil
+}
+
+// readRows reads the selected rows, slice by slice, until the budget is
+// spent.
+func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
+	rowPrefix := append(bytes.Clone(pp), kindRow)
+	rowEnd := prefixEnd(rowPrefix)
+	n := len(r.ranges)
+	for i := 0; i < n && r.budget > 0; i++ {
+		rg := r.ranges[i]
+		if r.cmd.Reversed {
+			rg = r.ranges[n-1-i]
+		}
+		lower := append(bytes.Clone(rowPrefix), rg.lo...)
+		upper := rowEnd
+		if !rg.hiInf {
+			upper = append(bytes.Clone(rowPrefix), rg.hi...)
+		}
+		r.acc.reset()
+		var valid bool
+		if r.cmd.Reversed {
+			valid = it.SeekLT(upper)
+		} else {
+			valid = it.SeekGE(lower)
+		}
+		for ; valid && r.budget > 0; valid = r.step(it) {
+			k := it.Key()
+			if r.cmd.Reversed {
+				if bytes.Compare(k, lower) < 0 {
+					break
+				}
+			} else if bytes.Compare(k, upper) >= 0 {
+				break
+			}
+			rest := k[len(rowPrefix):]
+			if !r.acc.active || !bytes.HasPrefix(rest, r.acc.enc) {
+				r.emitRow()
+				if r.budget <= 0 {
+					break
+				}
+				var err error
+				if rest, err = r.startRow(rest); err != nil {
+					return err
+				}
+			} else {
+				rest = rest[len(r.acc.enc):]
+			}
+			if err := r.addEntry(it, rest); err != nil {
+				return err
+			}
+		}
+		if err := it.Error(); err != nil {
+			return err
+		}
+		if r.budget > 0 {
+			r.emitRow()
+		}
+	}
+	return nil
+}
+
+func (r *pebbleReader) step(it *pebble.Iterator) bool {
+	if r.cmd.Reversed {
+		return it.Prev()
+	}
+	return it.Next()
+}
+
+// startRow decodes the clustering at the start of rest into a new row and
+// returns the slot bytes that follow it.
+func (r *pebbleReader) startRow(rest []byte) ([]byte, error) {
+	r.acc.reset()
+	r.acc.active = true
+	r.acc.clustering = make([][]byte, len(r.t.Clustering))
+	src := rest
+	for i, c := range r.t.Clustering {
+		v, tail, err := types.DecodeKey(c.Type, src, c.Desc)
+		if err != nil {
+			return nil, fmt.Errorf("storage: decoding clustering %s: %w", c.Name, err)
+		}
+		r.acc.clustering[i] = r.copyBytes(v)
+		src = tail
+	}
+	r.acc.enc = append(r.acc.enc[:0], rest[:len(rest)-len(src)]...)
+	return src, nil
+}
+
+// addEntry adds the entry at the iterator (slot bytes given) to the row.
+func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
+	if len(slot) == 0 {
+		return fmt.Errorf("%w: missing slot", errCorrupt)
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return err
+	}
+	switch slot[0] {
+	case slotRowDeletion:
+		d, ok := decodeDeletionValue(v)
+		if !ok {
+			return fmt.Errorf("%w: row deletion", errCorrupt)
+		}
+		r.acc.del = mutation.MaxDeletion(r.acc.del, d)
+	case slotMarker:
+		l, ok := decodeMarkerValue(v)
+		if !ok {
+			return fmt.Errorf("%w: row marker", errCorrupt)
+		}
+		r.acc.marker = mutation.ReconcileLiveness(r.acc.marker, l)
+	case slotCell:
+		if len(slot) < 5 {
+			return fmt.Errorf("%w: cell slot", errCorrupt)
+		}
+		id := binary.BigEndian.Uint32(slot[1:])
+		col := r.t.ColumnByID(id)
+		if col == nil {
+			return nil // a dropped column: its data is never read
+		}
+		var c mutation.Cell
+		if !decodeCellValue(v, &c) {
+			return fmt.Errorf("%w: cell value", errCorrupt)
+		}
+		// Skip cells that cannot be live before copying anything.
+		if !c.Tombstone && !c.IsLive(r.cmd.NowSec) {
+			return nil
+		}
+		c.Column = id
+		if !c.Tombstone {
+			c.Value = r.copyBytes(c.Value)
+		}
+		if len(slot) > 5 {
+			if slot[5] != pathTag {
+				return fmt.Errorf("%w: cell path", errCorrupt)
+			}
+			p, err := appendDecodedPath(r.pbuf[:0], col, slot[6:])
+			if err != nil {
+				return err
+			}
+			r.pbuf = p
+			c.Path = r.copyBytes(p)
+		}
+		r.acc.cells = append(r.acc.cells, c)
+	default:
+		return fmt.Errorf("%w: slot %x", errCorrupt, slot[0])
+	}
+	return nil
+}
+
+// emitRow finishes the accumulated row and keeps it if it is live.
+func (r *pebbleReader) emitRow() {
+	if !r.acc.active {
+		return
+	}
+	row, ok := r.finishRow(true /* clustered */)
+	r.acc.active = false
+	if !ok {
+		return
+	}
+	r.live = true
+	r.budget--
+	if !r.cmd.StaticOnly {
+		r.rows = append(r.rows, row)
+	}
+}
+
+// finishRow applies deletions and expiry to the accumulated row; ok is false
+// when nothing of it is live.
+func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
+	a := &r.acc
+	eff := mutation.MaxDeletion(r.pd, a.del)
+	if clustered {
+		for i := range r.rts {
+			if r.rts[i].r.contains(a.enc) {
+				eff = mutation.MaxDeletion(eff, r.rts[i].del)
+			}
+		}
+		if r.cmd.Reversed {
+			for i, j := 0, len(a.cells)-1; i < j; i, j = i+1, j-1 {
+				a.cells[i], a.cells[j] = a.cells[j], a.cells[i]
+			}
+		}
+	}
+	now := r.cmd.NowSec
+	markerLive := a.marker.IsLive(now) && !eff.Deletes(a.marker.Timestamp)
+	n := filterCells(a.cells, eff, now)
+	if n == 0 && !markerLive {
+		return row, false
+	}
+	row.Clustering = a.clustering
+	row.Marker = mutation.NoLiveness
+	if markerLive {
+		row.Marker = a.marker
+	}
+	row.Deletion = mutation.Live
+	row.Cells = make([]mutation.Cell, 0, n)
+	for i := range a.cells {
+		if a.cells[i].Column != deadColumn {
+			row.Cells = append(row.Cells, a.cells[i])
+		}
+	}
+	return row, true
+}
+
+// deadColumn marks a filtered-out cell in place (no real column has it:
+// schema ids start at 1 and never reach it).
+const deadColumn = math.MaxUint32
+
+// filterCells marks every cell of a row (sorted by column and path) that is
+// not live as dead and returns how many remain. A cell is live when it is
+// neither a tombstone nor expired, is not shadowed by eff, and is not an
+// element shadowed by its collection's deletion (a tombstone without Path
+// on a multi-cell column, sorted before the elements).
+func filterCells(cells []mutation.Cell, eff mutation.Deletion, now int64) int {
+	n := 0
+	colDel, colDelTS := uint32(deadColumn), int64(mutation.NoTimestamp)
+	for i := range cells {
+		c := &cells[i]
+		if c.Path == nil && c.Tombstone {
+			colDel, colDelTS = c.Column, c.Timestamp
+		}
+		if !c.IsLive(now) || eff.Deletes(c.Timestamp) ||
+			(c.Path != nil && c.Column == colDel && c.Timestamp <= colDelTS) {
+			c.Column = deadColumn
+			continue
+		}
+		n++
+	}
+	return n
+}

@@ -1,0 +1,191 @@
+package storage
+
+import (
+	"encoding/binary"
+	"io"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cqld/cqld/internal/mutation"
+)
+
+// Value encoding (layout.md, "Values"). The first byte holds the kind and
+// flags; the rest is big-endian fixed-width fields, then the cell value.
+const (
+	valKindMask     byte = 0x03
+	valCell         byte = 0x00
+	valMarker       byte = 0x01
+	valDeletion     byte = 0x02
+	valFlagTomb     byte = 0x04 // cell tombstone
+	valFlagExpiring byte = 0x08 // cell or marker with a TTL
+)
+
+func appendCellValue(dst []byte, c *mutation.Cell) []byte {
+	flags := valCell
+	if c.Tombstone {
+		flags |= valFlagTomb
+	} else if c.TTL != 0 {
+		flags |= valFlagExpiring
+	}
+	dst = append(dst, flags)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(c.Timestamp))
+	if flags&(valFlagTomb|valFlagExpiring) != 0 {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(c.LocalDeletionTime))
+	}
+	if flags&valFlagExpiring != 0 {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(c.TTL))
+	}
+	if !c.Tombstone {
+		dst = append(dst, c.Value...)
+	}
+	return dst
+}
+
+// decodeCellValue fills the non-key fields of c; c.Value aliases v.
+func decodeCellValue(v []byte, c *mutation.Cell) bool {
+	if len(v) < 9 || v[0]&valKindMask != valCell {
+		return false
+	}
+	flags := v[0]
+	c.Timestamp = int64(binary.BigEndian.Uint64(v[1:]))
+	v = v[9:]
+	c.TTL, c.LocalDeletionTime, c.Tombstone = 0, mutation.NoDeletion, flags&valFlagTomb != 0
+	if flags&(valFlagTomb|valFlagExpiring) != 0 {
+		if len(v) < 8 {
+			return false
+		}
+		c.LocalDeletionTime = int64(binary.BigEndian.Uint64(v))
+		v = v[8:]
+	}
+	if flags&valFlagExpiring != 0 {
+		if len(v) < 4 {
+			return false
+		}
+		c.TTL = int32(binary.BigEndian.Uint32(v))
+		v = v[4:]
+	}
+	if c.Tombstone {
+		c.Value = nil
+	} else {
+		c.Value = v
+	}
+	return true
+}
+
+func appendMarkerValue(dst []byte, l mutation.Liveness) []byte {
+	flags := valMarker
+	if l.TTL != 0 {
+		flags |= valFlagExpiring
+	}
+	dst = append(dst, flags)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(l.Timestamp))
+	if l.TTL != 0 {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(l.LocalDeletionTime))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(l.TTL))
+	}
+	return dst
+}
+
+func decodeMarkerValue(v []byte) (mutation.Liveness, bool) {
+	l := mutation.NoLiveness
+	if len(v) < 9 || v[0]&valKindMask != valMarker {
+		return l, false
+	}
+	l.Timestamp = int64(binary.BigEndian.Uint64(v[1:]))
+	if v[0]&valFlagExpiring != 0 {
+		if len(v) < 21 {
+			return l, false
+		}
+		l.LocalDeletionTime = int64(binary.BigEndian.Uint64(v[9:]))
+		l.TTL = int32(binary.BigEndian.Uint32(v[17:]))
+	}
+	return l, true
+}
+
+func appendDeletionValue(dst []byte, d mutation.Deletion) []byte {
+	dst = append(dst, valDeletion)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(d.MarkedForDeleteAt))
+	return binary.BigEndian.AppendUint64(dst, uint64(d.LocalDeletionTime))
+}
+
+func decodeDeletionValue(v []byte) (mutation.Deletion, bool) {
+	if len(v) != 17 || v[0]&valKindMask != valDeletion {
+		return mutation.Live, false
+	}
+	return mutation.Deletion{
+		MarkedForDeleteAt: int64(binary.BigEndian.Uint64(v[1:])),
+		LocalDeletionTime: int64(binary.BigEndian.Uint64(v[9:])),
+	}, true
+}
+
+// mergerName is persisted by Pebble: never change it for a different
+// reconciliation rule; add a new name and a migration instead.
+const mergerName = "cqld.cell.v1"
+
+// cellMerger is the Pebble merge operator: every data key is written with
+// Merge (a blind write), and the operator keeps the winner by Cassandra's
+// rules. The winner does not depend on the order of operands, so partial
+// merges in compactions are safe. It never deletes (see FACTS.md: Pebble's
+// DeletableValueMerger is unsafe).
+var cellMerger = &pebble.Merger{
+	Name: mergerName,
+	Merge: func(key, value []byte) (pebble.ValueMerger, error) {
+		m := &valueMerger{}
+		m.cur = append(m.buf[:0], value...)
+		return m, nil
+	},
+}
+
+type valueMerger struct {
+	cur []byte
+	buf [48]byte
+}
+
+func (m *valueMerger) MergeNewer(v []byte) error {
+	if newerWins(m.cur, v) {
+		m.cur = append(m.cur[:0], v...)
+	}
+	return nil
+}
+
+func (m *valueMerger) MergeOlder(v []byte) error {
+	if !newerWins(v, m.cur) {
+		m.cur = append(m.cur[:0], v...)
+	}
+	return nil
+}
+
+func (m *valueMerger) Finish(includesBase bool) ([]byte, io.Closer, error) {
+	return m.cur, nil, nil
+}
+
+// newerWins reports whether b (the newer operand) wins over a. Operands of
+// different kinds or undecodable ones cannot occur; the newer one wins then.
+func newerWins(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 || a[0]&valKindMask != b[0]&valKindMask {
+		return true
+	}
+	switch a[0] & valKindMask {
+	case valCell:
+		var ca, cb mutation.Cell
+		if !decodeCellValue(a, &ca) || !decodeCellValue(b, &cb) {
+			return true
+		}
+		// Reconcile returns its first argument on a complete tie.
+		return mutation.Reconcile(&cb, &ca) == &cb
+	case valMarker:
+		la, oka := decodeMarkerValue(a)
+		lb, okb := decodeMarkerValue(b)
+		if !oka || !okb {
+			return true
+		}
+		return mutation.ReconcileLiveness(lb, la) == lb
+	case valDeletion:
+		da, oka := decodeDeletionValue(a)
+		db, okb := decodeDeletionValue(b)
+		if !oka || !okb {
+			return true
+		}
+		return !da.Supersedes(db)
+	}
+	return true
+}
