@@ -88,7 +88,11 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 			return rows, nil, err
 		}
 		if ok && len(rows) >= want {
-			return rows, &pagingState{partitionKey: part.Key, clustering: row.Clustering, inPartition: in}, nil
+			next := &pagingState{partitionKey: part.Key, clustering: row.Clustering, inPartition: in}
+			if len(t.Clustering) == 0 {
+				next.clustering = nil // the partition's only row: it is finished
+			}
+			return rows, next, nil
 		}
 	}
 	return rows, nil, nil
@@ -174,12 +178,8 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 			return nil, nil, cqlerr.Invalidf("Invalid unset value for token restriction")
 		}
 		lo = v
-		if p.tokenLowerIncl {
-			if lo == math.MinInt64 {
-				lo = math.MinInt64
-			} else {
-				lo--
-			}
+		if p.tokenLowerIncl && lo > math.MinInt64 {
+			lo-- // ranges are (start, end]
 		}
 	}
 	if p.tokenUpper != nil {
@@ -198,7 +198,8 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 			hi--
 		}
 	}
-	if hi <= lo && !(p.tokenUpper == nil) {
+	if hi <= lo {
+		// Cassandra answers an empty result rather than wrapping around.
 		return nil, nil, nil
 	}
 	var rows []outRow
@@ -233,10 +234,9 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 				}
 			}
 		}
+		// The engine resumes after StartKey; StartToken is its token.
 		startKey = ps.partitionKey
-		if tok > startTok {
-			startTok = tok - 1
-		}
+		startTok = tok
 	}
 	for {
 		cmd := &mutation.ReadCommand{StartToken: startTok, EndToken: hi, StartKey: startKey, Slices: r.slices}
@@ -269,8 +269,5 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 		last := parts[len(parts)-1]
 		startKey = last.Key
 		startTok = last.Token
-		if startTok > math.MinInt64 {
-			startTok--
-		}
 	}
 }

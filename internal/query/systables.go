@@ -243,10 +243,13 @@ func (e *Executor) virtualRead(t *schema.Table, cmd *mutation.ReadCommand) ([]mu
 				continue
 			}
 		} else {
-			if p.Token <= cmd.StartToken || p.Token > cmd.EndToken {
+			if p.Token < cmd.StartToken || p.Token > cmd.EndToken {
 				continue
 			}
-			if cmd.StartKey != nil && p.Token == e.cfg.Partitioner.Token(cmd.StartKey) {
+			if p.Token == cmd.StartToken {
+				if cmd.StartKey == nil {
+					continue
+				}
 				c := bytes.Compare(p.Key, cmd.StartKey)
 				if c < 0 || (c == 0 && !cmd.StartInclusive) {
 					continue
