@@ -1,0 +1,129 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// TestLogic runs the CQL logic tests in testdata/logic: each file is a
+// sequence of statements with their expected results, executed against a
+// fresh in-process node.
+//
+//	exec                 run one or more statements (one per line, or
+//	<statements>         separated by ';'), print "ok" or the error
+//	----
+//	ok
+//
+//	query [page=N]       run a SELECT and print a header and one line per
+//	<select>             row (cqlsh formatting), or the error as
+//	----                 "error <Code>: <message>"
+//	...
+//
+// Regenerate with: go test ./internal/node -run TestLogic -rewrite
+func TestLogic(t *testing.T) {
+	datadriven.Walk(t, "testdata/logic", func(t *testing.T, path string) {
+		n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
+		defer stopTestNode(t, n)
+		sess := &query.Session{}
+		ex := n.Executor()
+		ctx := context.Background()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "exec":
+				var out []string
+				for _, stmt := range splitStatements(d.Input) {
+					res, err := ex.Query(ctx, sess, stmt, &query.Options{Consistency: 1})
+					if err != nil {
+						out = append(out, formatErr(err))
+						continue
+					}
+					if res.Kind == query.SetKeyspaceResult {
+						sess.Keyspace = res.Keyspace
+					}
+					out = append(out, "ok")
+				}
+				return strings.Join(out, "\n") + "\n"
+			case "query":
+				page := int32(0)
+				if d.HasArg("page") {
+					var p int
+					d.ScanArgs(t, "page", &p)
+					page = int32(p)
+				}
+				var b strings.Builder
+				opts := &query.Options{Consistency: 1, PageSize: page}
+				first := true
+				for {
+					res, err := ex.Query(ctx, sess, strings.TrimSpace(d.Input), opts)
+					if err != nil {
+						return formatErr(err) + "\n"
+					}
+					if first {
+						names := make([]string, len(res.Columns))
+						for i, c := range res.Columns {
+							names[i] = c.Name
+						}
+						b.WriteString(strings.Join(names, " | ") + "\n")
+						first = false
+					} else {
+						b.WriteString("-- page\n")
+					}
+					for _, row := range res.Rows {
+						vals := make([]string, len(row))
+						for i, v := range row {
+							if v == nil {
+								vals[i] = "null"
+							} else {
+								vals[i] = types.Format(res.Columns[i].Type, v)
+							}
+						}
+						b.WriteString(strings.Join(vals, " | ") + "\n")
+					}
+					if res.PagingState == nil {
+						break
+					}
+					opts = &query.Options{Consistency: 1, PageSize: page, PagingState: res.PagingState}
+				}
+				return b.String()
+			default:
+				t.Fatalf("unknown command %q", d.Cmd)
+				return ""
+			}
+		})
+	})
+}
+
+func formatErr(err error) string {
+	e := cqlerr.As(err)
+	return fmt.Sprintf("error %s: %s", e.Code, e.Message)
+}
+
+// splitStatements splits on lines ending with ';' (statements may span
+// lines).
+func splitStatements(in string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(in, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(strings.TrimSpace(line), ";") {
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}

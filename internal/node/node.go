@@ -1,0 +1,231 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/cqld/cqld/internal/cluster"
+	"github.com/cqld/cqld/internal/cluster/ring"
+	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/transport"
+	"github.com/google/uuid"
+)
+
+// Node is a running cqld node.
+type Node struct {
+	cfg     Config
+	log     *slog.Logger
+	engine  *storage.Pebble
+	schema  *schema.Manager
+	exec    *query.Executor
+	server  *transport.Server
+	ln      net.Listener
+	admin   *http.Server
+	adminLn net.Listener
+	info    query.LocalInfo
+	done    chan error
+}
+
+// murmur3 adapts the ring to query.Partitioner.
+type murmur3 struct{}
+
+func (murmur3) Token(key []byte) int64 { return ring.Token(key) }
+
+// Start opens storage and starts serving. It returns once the native port
+// is accepting connections.
+func Start(cfg Config, log *slog.Logger) (*Node, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RPCAddress == "" {
+		cfg.RPCAddress = cfg.ListenAddress
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
+	switch cfg.CommitlogSync {
+	case "batch":
+		sopts.SyncMode = storage.SyncBatch
+	case "periodic":
+		sopts.SyncMode = storage.SyncPeriodic
+	default:
+		sopts.SyncMode = storage.SyncGroup
+	}
+	engine, err := storage.Open(cfg.DataDir, sopts)
+	if err != nil {
+		return nil, fmt.Errorf("opening storage in %s: %w", cfg.DataDir, err)
+	}
+	n := &Node{cfg: cfg, log: log, engine: engine, done: make(chan error, 2)}
+	if err := n.start(); err != nil {
+		engine.Close()
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *Node) start() error {
+	cfg := n.cfg
+	hostID, tokens, err := n.identity()
+	if err != nil {
+		return err
+	}
+	n.schema, err = schema.NewManager(n.engine)
+	if err != nil {
+		return err
+	}
+	listenIP := net.ParseIP(cfg.ListenAddress)
+	rpcIP := net.ParseIP(cfg.RPCAddress)
+	if listenIP == nil || rpcIP == nil {
+		return fmt.Errorf("listen_address and rpc_address must be IP addresses (got %q, %q)", cfg.ListenAddress, cfg.RPCAddress)
+	}
+	n.ln, err = net.Listen("tcp", net.JoinHostPort(cfg.RPCAddress, strconv.Itoa(cfg.NativePort)))
+	if err != nil {
+		return fmt.Errorf("listening for CQL clients: %w", err)
+	}
+	port := n.ln.Addr().(*net.TCPAddr).Port
+	n.info = query.LocalInfo{
+		ClusterName: cfg.ClusterName, HostID: hostID, DataCenter: "datacenter1", Rack: "rack1",
+		ListenAddress: ipBytes(listenIP), RPCAddress: ipBytes(rpcIP), NativePort: port, ListenPort: 7000,
+		ReleaseVersion: query.ReleaseVersion, Tokens: tokens, GossipGeneration: int32(time.Now().Unix()),
+	}
+	coord := cluster.NewLocal(n.engine)
+	n.exec = query.New(query.Config{
+		Schema: n.schema, Coordinator: coord, Partitioner: murmur3{}, Node: n, Logger: n.log,
+		OnSchemaChange: func(sc *query.SchemaChange) {
+			if n.server != nil {
+				n.server.BroadcastSchemaChange(sc)
+			}
+		},
+	})
+	n.server = transport.NewServer(transport.Config{Logger: n.log, CQLVersion: query.CQLVersion}, n.exec)
+	go func() {
+		if err := n.server.Serve(n.ln); err != nil && !errors.Is(err, transport.ErrServerClosed) {
+			n.done <- err
+		}
+	}()
+	if cfg.AdminPort >= 0 {
+		if err := n.startAdmin(); err != nil {
+			n.server.Shutdown(context.Background())
+			return err
+		}
+	}
+	return nil
+}
+
+// Local implements query.NodeInfo.
+func (n *Node) Local() query.LocalInfo { return n.info }
+
+// NativeAddr returns the address CQL clients connect to.
+func (n *Node) NativeAddr() *net.TCPAddr { return n.ln.Addr().(*net.TCPAddr) }
+
+// Executor returns the node's query executor (for in-process tools and tests).
+func (n *Node) Executor() *query.Executor { return n.exec }
+
+// Done reports fatal serving errors.
+func (n *Node) Done() <-chan error { return n.done }
+
+func ipBytes(ip net.IP) []byte {
+	if v4 := ip.To4(); v4 != nil {
+		return v4
+	}
+	return ip.To16()
+}
+
+// identity loads or creates the persisted host id and tokens.
+func (n *Node) identity() (hostID [16]byte, tokens []int64, err error) {
+	b, err := n.engine.GetMeta("host_id")
+	if err != nil {
+		return hostID, nil, err
+	}
+	if len(b) == 16 {
+		copy(hostID[:], b)
+	} else {
+		hostID = uuid.New()
+		if err := n.engine.PutMeta("host_id", hostID[:]); err != nil {
+			return hostID, nil, err
+		}
+	}
+	b, err = n.engine.GetMeta("tokens")
+	if err != nil {
+		return hostID, nil, err
+	}
+	if b != nil {
+		if err := json.Unmarshal(b, &tokens); err != nil {
+			return hostID, nil, fmt.Errorf("decoding persisted tokens: %w", err)
+		}
+	}
+	if len(tokens) == 0 {
+		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		tokens = ring.RandomTokens(r, n.cfg.NumTokens)
+		b, _ := json.Marshal(tokens)
+		if err := n.engine.PutMeta("tokens", b); err != nil {
+			return hostID, nil, err
+		}
+	}
+	return hostID, tokens, nil
+}
+
+// startAdmin serves the admin endpoint (`cqld nodetool` talks to it).
+func (n *Node) startAdmin() error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(n.cfg.ListenAddress, strconv.Itoa(n.cfg.AdminPort)))
+	if err != nil {
+		return fmt.Errorf("listening on admin port: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"cluster_name":    n.info.ClusterName,
+			"host_id":         uuid.UUID(n.info.HostID).String(),
+			"release_version": n.info.ReleaseVersion,
+			"native_address":  n.ln.Addr().String(),
+			"tokens":          n.info.Tokens,
+			"schema_version":  n.schema.Current().Version.String(),
+		})
+	})
+	n.adminLn = ln
+	n.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go n.admin.Serve(ln)
+	return nil
+}
+
+// AdminAddr returns the admin listener's address (nil when disabled).
+func (n *Node) AdminAddr() net.Addr {
+	if n.adminLn == nil {
+		return nil
+	}
+	return n.adminLn.Addr()
+}
+
+// Shutdown stops accepting clients, waits for in-flight requests (until ctx
+// is done), flushes and closes storage.
+func (n *Node) Shutdown(ctx context.Context) error {
+	var errs []error
+	if n.admin != nil {
+		n.admin.Shutdown(ctx)
+	}
+	if n.server != nil {
+		if err := n.server.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := n.engine.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
