@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/cqld/cqld/internal/node"
+	"github.com/cqld/cqld/internal/query"
+	"github.com/spf13/cobra"
+)
+
+// Version is the cqld version, set at link time with -ldflags.
+var Version = "0.1.0-dev"
+
+// startFlags is the one table of `cqld start` flags (names are an interface:
+// scripts and tools depend on them).
+var startFlags = struct {
+	config        string
+	dataDir       string
+	listenAddress string
+	nativePort    int
+	adminPort     int
+	logLevel      string
+}{}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cqld",
+		Short:         "cqld is a Cassandra-compatible wide-column database",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newStartCommand(), newVersionCommand())
+	return root
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the cqld version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, args []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "cqld %s (Cassandra %s compatible, CQL %s, %s)\n",
+				Version, query.ReleaseVersion, query.CQLVersion, runtime.Version())
+		},
+	}
+}
+
+func newStartCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Run a cqld node",
+		Args:  cobra.NoArgs,
+		RunE:  runStart,
+	}
+	f := cmd.Flags()
+	def := node.DefaultConfig()
+	f.StringVar(&startFlags.config, "config", "", "YAML configuration file using cassandra.yaml key names")
+	f.StringVar(&startFlags.dataDir, "data-dir", def.DataDir, "data directory")
+	f.StringVar(&startFlags.listenAddress, "listen-address", def.ListenAddress, "address to listen on")
+	f.IntVar(&startFlags.nativePort, "native-port", def.NativePort, "CQL native protocol port")
+	f.IntVar(&startFlags.adminPort, "admin-port", def.AdminPort, "admin port (used by cqld nodetool); -1 disables it")
+	f.StringVar(&startFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	return cmd
+}
+
+func runStart(cmd *cobra.Command, _ []string) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(startFlags.logLevel)); err != nil {
+		return fmt.Errorf("invalid --log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	started := time.Now()
+	cfg := node.DefaultConfig()
+	if startFlags.config != "" {
+		if err := node.LoadFile(&cfg, startFlags.config, log); err != nil {
+			return err
+		}
+	}
+	// Flags given explicitly override the file.
+	flags := cmd.Flags()
+	if flags.Changed("data-dir") || startFlags.config == "" {
+		cfg.DataDir = startFlags.dataDir
+	}
+	if flags.Changed("listen-address") || startFlags.config == "" {
+		cfg.ListenAddress = startFlags.listenAddress
+		if flags.Changed("listen-address") {
+			cfg.RPCAddress = startFlags.listenAddress
+		}
+	}
+	if flags.Changed("native-port") || startFlags.config == "" {
+		cfg.NativePort = startFlags.nativePort
+	}
+	if flags.Changed("admin-port") || startFlags.config == "" {
+		cfg.AdminPort = startFlags.adminPort
+	}
+	n, err := node.Start(cfg, log)
+	if err != nil {
+		return err
+	}
+	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
+		"data_dir", cfg.DataDir, "commitlog_sync", cfg.CommitlogSync, "startup", time.Since(started).Round(time.Millisecond))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	var serveErr error
+	select {
+	case s := <-sig:
+		log.Info("shutting down", "signal", s.String())
+	case serveErr = <-n.Done():
+		log.Error("serving failed", "err", serveErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := n.Shutdown(ctx); err != nil {
+		return err
+	}
+	log.Info("cqld stopped")
+	return serveErr
+}
