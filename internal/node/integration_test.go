@@ -191,6 +191,10 @@ func TestDriverEndToEnd(t *testing.T) {
 				tm.ClusteringColumns[0].Name != "event_time" || tm.ClusteringColumns[0].ClusteringOrder != "desc" {
 				t.Fatalf("unexpected table metadata: pk=%v ck=%v", tm.PartitionKey, tm.ClusteringColumns)
 			}
+			hostID, tokens := localIdentity(t, sess)
+			if len(tokens) != 16 {
+				t.Fatalf("system.local has %d tokens, want num_tokens = 16", len(tokens))
+			}
 			sess.Close()
 			stopTestNode(t, n)
 
@@ -202,6 +206,61 @@ func TestDriverEndToEnd(t *testing.T) {
 			if got := readAll(sess, 2); strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Fatalf("after restart: got %v want %v", got, want)
 			}
+			if h, toks := localIdentity(t, sess); h != hostID || strings.Join(toks, ",") != strings.Join(tokens, ",") {
+				t.Fatalf("identity changed across restart: %s %v -> %s %v", hostID, tokens, h, toks)
+			}
 		})
+	}
+}
+
+// localIdentity reads what drivers read from system.local and checks the
+// fixed values.
+func localIdentity(t *testing.T, sess *gocql.Session) (string, []string) {
+	t.Helper()
+	var hostID gocql.UUID
+	var tokens []string
+	var release, cqlVersion, partitioner, dc, rack, cluster string
+	var schemaVersion gocql.UUID
+	err := sess.Query(`SELECT host_id, tokens, release_version, cql_version, partitioner, data_center, rack, cluster_name, schema_version FROM system.local WHERE key = 'local'`).
+		Scan(&hostID, &tokens, &release, &cqlVersion, &partitioner, &dc, &rack, &cluster, &schemaVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(release, "5.0.") || cqlVersion != "3.4.7" || partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" ||
+		dc != "datacenter1" || rack != "rack1" || cluster == "" {
+		t.Fatalf("system.local: release %q cql %q partitioner %q dc %q rack %q cluster %q", release, cqlVersion, partitioner, dc, rack, cluster)
+	}
+	return hostID.String(), tokens
+}
+
+// TestSchemaVersionChanges checks that every schema change is visible in
+// system.local.schema_version.
+func TestSchemaVersionChanges(t *testing.T) {
+	n := startTestNode(t, t.TempDir())
+	defer stopTestNode(t, n)
+	sess := connect(t, n, 4, nil)
+	defer sess.Close()
+	version := func() string {
+		var v gocql.UUID
+		if err := sess.Query(`SELECT schema_version FROM system.local WHERE key = 'local'`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v.String()
+	}
+	seen := map[string]bool{version(): true}
+	for _, stmt := range []string{
+		`CREATE KEYSPACE k1 WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}`,
+		`CREATE TABLE k1.t (a int PRIMARY KEY, b text)`,
+		`DROP TABLE k1.t`,
+		`DROP KEYSPACE k1`,
+	} {
+		if err := sess.Query(stmt).Exec(); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		v := version()
+		if seen[v] {
+			t.Fatalf("schema_version %s did not change after %s", v, stmt)
+		}
+		seen[v] = true
 	}
 }
