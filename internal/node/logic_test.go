@@ -107,7 +107,7 @@ func formatErr(err error) string {
 }
 
 // splitStatements splits on lines ending with ';' (statements may span
-// lines).
+// lines); a BEGIN ... APPLY BATCH block is one statement.
 func splitStatements(in string) []string {
 	var out []string
 	var cur strings.Builder
@@ -117,7 +117,9 @@ func splitStatements(in string) []string {
 		}
 		cur.WriteString(line)
 		cur.WriteByte('\n')
-		if strings.HasSuffix(strings.TrimSpace(line), ";") {
+		text := strings.ToUpper(cur.String())
+		inBatch := strings.HasPrefix(strings.TrimSpace(text), "BEGIN") && !strings.Contains(text, "APPLY BATCH")
+		if strings.HasSuffix(strings.TrimSpace(line), ";") && !inBatch {
 			out = append(out, strings.TrimSpace(cur.String()))
 			cur.Reset()
 		}

@@ -224,7 +224,7 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 // Batch executes a BATCH request: all its modifications are grouped by
 // partition and applied together.
 func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*Result, error) {
-	var all []*compiled
+	var all []*modifyPlan
 	var allOpts []*Options
 	for _, bs := range b.Statements {
 		var c *compiled
@@ -256,7 +256,7 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 		if err := bindNames(c, &o); err != nil {
 			return nil, err
 		}
-		all = append(all, c)
+		all = append(all, c.modify)
 		allOpts = append(allOpts, &o)
 	}
 	if err := e.executeBatch(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options); err != nil {
@@ -272,6 +272,8 @@ func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Op
 		return e.executeSelect(ctx, c, opts)
 	case c.modify != nil:
 		return e.executeModify(ctx, c, opts)
+	case c.batch != nil:
+		return e.executeBatchPlan(ctx, c.batch, opts)
 	case c.ddl != nil:
 		return c.ddl(ctx, e)
 	case c.use != "":
@@ -298,6 +300,7 @@ type compiled struct {
 
 	sel    *selectPlan
 	modify *modifyPlan
+	batch  *batchPlan
 	ddl    func(ctx context.Context, e *Executor) (*Result, error)
 	use    string
 }

@@ -581,8 +581,72 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	return nil
 }
 
+// batchPlan is a compiled BEGIN ... APPLY BATCH sent as a query string.
+type batchPlan struct {
+	typ       cql.BatchType
+	stmts     []*modifyPlan
+	timestamp termFn // USING TIMESTAMP of the batch, or nil
+}
+
 func (e *Executor) compileBatchStatement(c *compiled, s *schema.Schema, st *cql.Batch, keyspace string) error {
-	return cqlerr.NotImplemented("BATCH statements sent as a QUERY string (use the BATCH message)")
+	b := &batchPlan{typ: st.Type}
+	if st.Using.TTL != nil {
+		return cqlerr.Invalidf("Global TTL on the BATCH statement is not supported.")
+	}
+	if st.Using.Timestamp != nil {
+		f, err := c.compileTerm(st.Using.Timestamp, ColumnSpec{Name: "[timestamp]", Type: types.BigintType}, e.now)
+		if err != nil {
+			return err
+		}
+		b.timestamp = f
+	}
+	for _, inner := range st.Statements {
+		var err error
+		switch x := inner.(type) {
+		case *cql.Insert:
+			err = e.compileInsert(c, s, x, keyspace)
+		case *cql.Update:
+			err = e.compileUpdate(c, s, x, keyspace)
+		case *cql.Delete:
+			err = e.compileDelete(c, s, x, keyspace)
+		default:
+			err = cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
+		}
+		if err != nil {
+			return err
+		}
+		if b.timestamp != nil && c.modify.timestamp != nil {
+			return cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		b.stmts = append(b.stmts, c.modify)
+		c.modify = nil
+	}
+	c.pkIndexes = nil
+	c.batch = b
+	return nil
+}
+
+// executeBatchPlan runs a textual batch: every statement shares the bound
+// values of the query.
+func (e *Executor) executeBatchPlan(ctx context.Context, b *batchPlan, opts *Options) (*Result, error) {
+	bopts := *opts
+	if b.timestamp != nil {
+		ts, unset, err := evalInt64(b.timestamp, opts.Values)
+		if err != nil {
+			return nil, err
+		}
+		if !unset {
+			bopts.Timestamp, bopts.HasTimestamp = ts, true
+		}
+	}
+	all := make([]*Options, len(b.stmts))
+	for i := range b.stmts {
+		all[i] = opts
+	}
+	if err := e.executeBatch(ctx, b.typ, b.stmts, all, &bopts); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: VoidResult}, nil
 }
 
 // writeParams are the timestamp and TTL of one write.
@@ -795,17 +859,22 @@ func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options
 
 // executeBatch applies the statements of a batch, grouped by table. Every
 // statement without its own timestamp uses the batch's.
-func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []*compiled, opts []*Options, bopts *Options) error {
+func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []*modifyPlan, opts []*Options, bopts *Options) error {
 	batchTS := e.timestamp()
 	if bopts.HasTimestamp {
 		batchTS = bopts.Timestamp
 	}
 	byTable := map[*schema.Table][]*mutation.PartitionUpdate{}
 	var order []*schema.Table
-	for i, c := range stmts {
-		p := c.modify
+	for i, p := range stmts {
 		if p.timestamp != nil && typ != cql.CounterBatch && bopts.HasTimestamp {
 			return cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
+		}
+		if typ == cql.CounterBatch && !p.table.IsCounter {
+			return cqlerr.Invalidf("Cannot include non-counter statement in a counter batch")
+		}
+		if typ != cql.CounterBatch && p.table.IsCounter {
+			return cqlerr.Invalidf("Counter mutations are only allowed in COUNTER batches")
 		}
 		o := *opts[i]
 		if !o.HasTimestamp {
