@@ -100,8 +100,14 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 	if err != nil {
 		return nil, err
 	}
+	return e.bindAndRun(ctx, sess, c, opts)
+}
+
+// bindAndRun checks the bound values against the statement's markers and
+// runs it.
+func (e *Executor) bindAndRun(ctx context.Context, sess *Session, c *compiled, opts *Options) (*Result, error) {
 	if got, want := len(opts.Values), len(c.bound); got != want {
-		return nil, cqlerr.Invalidf("there were %d markers(?) in CQL but %d bound variables", want, got)
+		return nil, cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", want, got)
 	}
 	if err := bindNames(c, opts); err != nil {
 		return nil, err
@@ -212,13 +218,7 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 	if err != nil {
 		return nil, err
 	}
-	if got, want := len(opts.Values), len(c.bound); got != want {
-		return nil, cqlerr.Invalidf("there were %d markers(?) in CQL but %d bound variables", want, got)
-	}
-	if err := bindNames(c, opts); err != nil {
-		return nil, err
-	}
-	return e.run(ctx, sess, c, opts)
+	return e.bindAndRun(ctx, sess, c, opts)
 }
 
 // Batch executes a BATCH request: all its modifications are grouped by

@@ -56,7 +56,7 @@ func TestSlicesAfter(t *testing.T) {
 	full := []mutation.Slice{mutation.FullSlice}
 	// Forward: everything after (5, "b").
 	got := slicesAfter(tbl, full, c(5, "b"), false)
-	if len(got) != 1 || got[0].Start.Inclusive || compareClustering(tbl, got[0].Start.Values, c(5, "b")) != 0 {
+	if len(got) != 1 || got[0].Start.Inclusive || tbl.CompareClustering(got[0].Start.Values, c(5, "b")) != 0 {
 		t.Fatalf("forward: %+v", got)
 	}
 	// Two point slices in clustering order (c1 DESC: 9 before 5); resuming

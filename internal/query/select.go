@@ -668,7 +668,7 @@ func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 
 func sortSlices(t *schema.Table, s []mutation.Slice) {
 	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && compareClustering(t, s[j].Start.Values, s[j-1].Start.Values) < 0; j-- {
+		for j := i; j > 0 && t.CompareClustering(s[j].Start.Values, s[j-1].Start.Values) < 0; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
@@ -769,7 +769,7 @@ type outRow struct {
 
 func sortRowsByClustering(t *schema.Table, rows []outRow, reversed bool) {
 	less := func(a, b *outRow) bool {
-		c := compareClustering(t, a.clustering, b.clustering)
+		c := t.CompareClustering(a.clustering, b.clustering)
 		if reversed {
 			return c > 0
 		}

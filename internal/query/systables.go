@@ -194,7 +194,7 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 	out := make([]mutation.Partition, 0, len(v.parts))
 	for _, p := range v.parts {
 		sort.SliceStable(p.Rows, func(i, j int) bool {
-			return compareClustering(t, p.Rows[i].Clustering, p.Rows[j].Clustering) < 0
+			return t.CompareClustering(p.Rows[i].Clustering, p.Rows[j].Clustering) < 0
 		})
 		out = append(out, *p)
 	}
@@ -290,13 +290,13 @@ func (e *Executor) virtualRead(t *schema.Table, cmd *mutation.ReadCommand) ([]mu
 func inSlices(t *schema.Table, slices []mutation.Slice, c [][]byte) bool {
 	for _, s := range slices {
 		if len(s.Start.Values) > 0 {
-			cmp := compareClustering(t, c, s.Start.Values)
+			cmp := t.CompareClustering(c, s.Start.Values)
 			if cmp < 0 || (cmp == 0 && !s.Start.Inclusive) {
 				continue
 			}
 		}
 		if len(s.End.Values) > 0 {
-			cmp := compareClustering(t, c, s.End.Values)
+			cmp := t.CompareClustering(c, s.End.Values)
 			if cmp > 0 || (cmp == 0 && !s.End.Inclusive) {
 				continue
 			}

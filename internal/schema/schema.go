@@ -227,3 +227,19 @@ func (k *Keyspace) TableNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// CompareClustering compares two clustering prefixes in clustering order
+// (DESC columns inverted) over their common length.
+func (t *Table) CompareClustering(a, b [][]byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		c := types.Compare(t.Clustering[i].Type, a[i], b[i])
+		if t.Clustering[i].Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}

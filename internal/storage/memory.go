@@ -13,7 +13,6 @@ import (
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
-	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
 
@@ -151,30 +150,15 @@ func memMergeRow(dst *memRow, src *mutation.Row) {
 	}
 }
 
-// compareClustering compares two clusterings on their first n components in
-// clustering order (DESC columns inverted).
-func compareClustering(t *schema.Table, a, b [][]byte, n int) int {
-	for i := 0; i < n; i++ {
-		c := types.Compare(t.Clustering[i].Type, a[i], b[i])
-		if t.Clustering[i].Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
 func inSlice(t *schema.Table, c [][]byte, s mutation.Slice) bool {
 	if n := len(s.Start.Values); n > 0 {
-		cmp := compareClustering(t, c, s.Start.Values, n)
+		cmp := t.CompareClustering(c, s.Start.Values)
 		if cmp < 0 || (cmp == 0 && !s.Start.Inclusive) {
 			return false
 		}
 	}
 	if n := len(s.End.Values); n > 0 {
-		cmp := compareClustering(t, c, s.End.Values, n)
+		cmp := t.CompareClustering(c, s.End.Values)
 		if cmp > 0 || (cmp == 0 && !s.End.Inclusive) {
 			return false
 		}
@@ -252,7 +236,7 @@ func (m *Memory) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 			}
 		}
 		sort.Slice(rows, func(i, j int) bool {
-			c := compareClustering(t, rows[i].Clustering, rows[j].Clustering, len(t.Clustering))
+			c := t.CompareClustering(rows[i].Clustering, rows[j].Clustering)
 			if cmd.Reversed {
 				return c > 0
 			}
