@@ -156,18 +156,10 @@ func (p *parser) selectorExpr() SelectorExpr {
 func (p *parser) selectionMultiplication() SelectorExpr {
 	left := p.selectionGroup()
 	for {
-		var op byte
-		switch p.tok().kind {
-		case tkStar:
-			op = '*'
-		case tkSlash:
-			op = '/'
-		case tkPercent:
-			op = '%'
-		default:
+		op, ok := p.acceptMultiplicative()
+		if !ok {
 			return left
 		}
-		p.advance()
 		left = &ArithSel{Op: op, Left: left, Right: p.selectionGroup()}
 	}
 }

@@ -53,20 +53,29 @@ func (p *parser) additiveOp() (byte, bool) {
 func (p *parser) termMultiplication() Term {
 	left := p.termGroup()
 	for {
-		var op byte
-		switch p.tok().kind {
-		case tkStar:
-			op = '*'
-		case tkSlash:
-			op = '/'
-		case tkPercent:
-			op = '%'
-		default:
+		op, ok := p.acceptMultiplicative()
+		if !ok {
 			return left
 		}
-		p.advance()
 		left = &BinaryOp{Op: op, Left: left, Right: p.termGroup()}
 	}
+}
+
+// acceptMultiplicative consumes '*', '/' or '%' and returns it.
+func (p *parser) acceptMultiplicative() (byte, bool) {
+	var op byte
+	switch p.tok().kind {
+	case tkStar:
+		op = '*'
+	case tkSlash:
+		op = '/'
+	case tkPercent:
+		op = '%'
+	default:
+		return 0, false
+	}
+	p.advance()
+	return op, true
 }
 
 // termGroup parses simpleTerm | '-' simpleTerm. The negation of a number

@@ -202,21 +202,7 @@ func (r *reader) queryParams(version byte, o *query.Options) (skipMetadata bool)
 	if flags&qfPagingState != 0 {
 		o.PagingState = r.bytes()
 	}
-	if flags&qfSerialConsistency != 0 {
-		o.SerialConsistency = r.consistency()
-	}
-	if flags&qfDefaultTimestamp != 0 {
-		o.Timestamp = r.long()
-		o.HasTimestamp = true
-	}
-	if version >= 5 {
-		if flags&qfWithKeyspace != 0 {
-			o.Keyspace = r.string()
-		}
-		if flags&qfNowInSeconds != 0 {
-			o.NowInSeconds = r.int()
-		}
-	}
+	r.trailingOptions(o, flags, version)
 	return skipMetadata
 }
 
@@ -307,6 +293,14 @@ func decodeBatch(body []byte, version byte, b *query.BatchRequest) error {
 	if r.err == nil && flags&qfValueNames != 0 {
 		return errors.New("alternative syntax for named values in BATCH is not supported")
 	}
+	r.trailingOptions(o, flags, version)
+	return r.err
+}
+
+// trailingOptions reads the query parameters QUERY, EXECUTE and BATCH share
+// after their own: serial consistency, default timestamp and, on v5, the
+// keyspace and now_in_seconds.
+func (r *reader) trailingOptions(o *query.Options, flags uint32, version byte) {
 	if flags&qfSerialConsistency != 0 {
 		o.SerialConsistency = r.consistency()
 	}
@@ -322,5 +316,4 @@ func decodeBatch(body []byte, version byte, b *query.BatchRequest) error {
 			o.NowInSeconds = r.int()
 		}
 	}
-	return r.err
 }
