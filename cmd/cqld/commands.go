@@ -36,7 +36,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newStartCommand(), newVersionCommand())
+	root.AddCommand(newStartCommand(), newVersionCommand(), newAdviseCommand())
 	return root
 }
 

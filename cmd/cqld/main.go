@@ -2,13 +2,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "cqld:", err)
+		var findings errFindings
+		if !errors.As(err, &findings) {
+			fmt.Fprintln(os.Stderr, "cqld:", err)
+		}
 		os.Exit(1)
 	}
 }

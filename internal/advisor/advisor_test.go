@@ -1,0 +1,89 @@
+package advisor
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// TestAdvisor runs the golden files in testdata: each is a set of models
+// from the seeds with the findings the seeds themselves state.
+//
+//	schema           the CQL DDL of the model (replaces the previous one)
+//	workload         the workload YAML (replaces the previous one)
+//	advise           prints findings (rule severity table: message) and sizes
+//
+// Regenerate with: go test ./internal/advisor -rewrite
+func TestAdvisor(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var schemaSrc, workloadSrc string
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "schema":
+				schemaSrc = d.Input
+				return ""
+			case "workload":
+				workloadSrc = d.Input
+				return ""
+			case "advise":
+				wl, err := ParseWorkload([]byte(workloadSrc))
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				rep, err := Analyze(context.Background(), []string{schemaSrc}, wl)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				var b strings.Builder
+				for _, f := range rep.Findings {
+					fmt.Fprintf(&b, "%s %s %s: %s\n  fix: %s\n", f.Severity, f.Rule, f.Table, f.Message, f.Fix)
+				}
+				if len(rep.Findings) == 0 {
+					b.WriteString("no findings\n")
+				}
+				for _, e := range rep.Tables {
+					fmt.Fprintf(&b, "size %s: %.0f rows x %d B = %.2f MB bounded=%v\n", e.Table, e.RowsPerPartition, e.RowBytes, e.PartitionSizeBytes/1e6, e.Bounded)
+				}
+				return b.String()
+			}
+			t.Fatalf("unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}
+
+// TestSeedSizingTable reproduces seed 000's own partition size table.
+func TestSeedSizingTable(t *testing.T) {
+	tbl := schema.NewTable("ks", "sensor_readings", uuid.New(), []*schema.Column{
+		{Name: "sensor_id", Type: types.TextType, Kind: schema.PartitionKey, Position: 0},
+		{Name: "day", Type: types.DateType, Kind: schema.PartitionKey, Position: 1},
+		{Name: "reading_time", Type: types.TimestampType, Kind: schema.Clustering, Position: 0},
+		{Name: "temperature", Type: types.DoubleType, Kind: schema.Regular, Position: -1},
+		{Name: "humidity", Type: types.DoubleType, Kind: schema.Regular, Position: -1},
+		{Name: "pressure", Type: types.DoubleType, Kind: schema.Regular, Position: -1},
+	}, schema.DefaultTableParams())
+	if got := RowBytes(tbl, TableWorkload{}); got != 124 {
+		t.Fatalf("row size %d B, seed says ~124 B", got)
+	}
+	for _, tc := range []struct {
+		rate   float64
+		wantMB float64
+	}{{1, 10.7}, {10, 107}} {
+		e := Estimate(tbl, TableWorkload{RowsPerSecondPerPartition: tc.rate})
+		if mb := e.PartitionSizeBytes / 1e6; math.Abs(mb-tc.wantMB) > 0.05*tc.wantMB {
+			t.Errorf("%.0f/s: %.1f MB, seed says %.1f MB", tc.rate, mb, tc.wantMB)
+		}
+	}
+	// Hourly buckets at 10/s: 36,000 × 124 = 4.5 MB.
+	e := Estimate(tbl, TableWorkload{RowsPerPartition: 36000})
+	if mb := e.PartitionSizeBytes / 1e6; math.Abs(mb-4.5) > 0.1 {
+		t.Errorf("hourly: %.2f MB, seed says 4.5 MB", mb)
+	}
+}
