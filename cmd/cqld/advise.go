@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/cqld/cqld/internal/advisor"
 	"github.com/spf13/cobra"
@@ -44,6 +46,55 @@ Workload YAML:
 	f.StringVar(&adviseFlags.format, "format", "text", "output format: text or json")
 	f.StringVar(&adviseFlags.workload, "workload", "", "workload YAML file (tables and queries)")
 	f.StringVar(&adviseFlags.failOn, "fail-on", "", "exit with status 1 when a finding is at least this severe: warning or error")
+	cmd.AddCommand(newDesignCommand())
+	return cmd
+}
+
+// designFlags is the flag table of `cqld advise design`.
+var designFlags = struct {
+	keyspace string
+	diagram  string
+}{}
+
+func newDesignCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "design [--keyspace KS] [--diagram FILE.svg] MODEL.yaml",
+		Short: "Generate query-first tables from a conceptual model and its access patterns",
+		Long: `design applies the seeds' method: one table per query, named
+<entities>_by_<given attributes>, partition key from the equality attributes,
+clustering columns from the range and order attributes (with their direction)
+then the entity key for uniqueness, static columns for attributes fixed per
+partition, and a day bucket when a time range would make partitions unbounded.
+It prints CQL DDL; --diagram writes a Chebotko logical diagram as SVG and, next
+to it, the same diagram as Mermaid text (FILE.mmd).
+
+Model YAML:
+  entities: {name: {key: [attr...], attributes: {attr: cql_type}}}
+  relationships: [{name, from, to, cardinality: one-to-one|one-to-many|many-to-many}]
+  queries: [{name, description, entity, given: [entity.attr...], range: [entity.attr...],
+             order: [{attribute, direction: asc|desc}], returns: [entity.attr...]}]`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := advisor.LoadModel(args[0])
+			if err != nil {
+				return err
+			}
+			tables := advisor.Design(m)
+			fmt.Fprint(cmd.OutOrStdout(), advisor.DDL(designFlags.keyspace, tables))
+			if designFlags.diagram != "" {
+				if err := os.WriteFile(designFlags.diagram, []byte(advisor.SVG(tables)), 0o644); err != nil {
+					return err
+				}
+				mmd := strings.TrimSuffix(designFlags.diagram, filepath.Ext(designFlags.diagram)) + ".mmd"
+				if err := os.WriteFile(mmd, []byte(advisor.Mermaid(tables)), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&designFlags.keyspace, "keyspace", "", "keyspace for the generated tables (also creates it)")
+	cmd.Flags().StringVar(&designFlags.diagram, "diagram", "", "write a Chebotko diagram as SVG to this file (and Mermaid next to it)")
 	return cmd
 }
 

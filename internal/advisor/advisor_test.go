@@ -23,7 +23,7 @@ import (
 // Regenerate with: go test ./internal/advisor -rewrite
 func TestAdvisor(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var schemaSrc, workloadSrc string
+		var schemaSrc, workloadSrc, modelSrc string
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "schema":
@@ -32,6 +32,41 @@ func TestAdvisor(t *testing.T) {
 			case "workload":
 				workloadSrc = d.Input
 				return ""
+			case "model":
+				modelSrc = d.Input
+				return ""
+			case "design":
+				// The generated DDL, then the advisor's verdict on it with
+				// each table's own query: a generated design must be clean.
+				m, err := ParseModel([]byte(modelSrc))
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				ks := "ks"
+				if d.HasArg("keyspace") {
+					d.ScanArgs(t, "keyspace", &ks)
+				}
+				tables := Design(m)
+				ddl := DDL(ks, tables)
+				wl := &Workload{}
+				for _, dt := range tables {
+					wl.Queries = append(wl.Queries, strings.Replace(dt.Statement, "FROM ", "FROM "+ks+".", 1))
+				}
+				rep, err := Analyze(context.Background(), []string{ddl}, wl)
+				if err != nil {
+					return ddl + "error: " + err.Error() + "\n"
+				}
+				var b strings.Builder
+				b.WriteString(ddl)
+				for _, f := range rep.Findings {
+					if f.Severity != Info {
+						fmt.Fprintf(&b, "%s %s %s: %s\n", f.Severity, f.Rule, f.Table, f.Message)
+					}
+				}
+				if !rep.AtLeast(Warning) {
+					b.WriteString("advise: no warnings\n")
+				}
+				return b.String()
 			case "advise":
 				wl, err := ParseWorkload([]byte(workloadSrc))
 				if err != nil {
