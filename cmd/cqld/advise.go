@@ -16,6 +16,8 @@ var adviseFlags = struct {
 	format   string
 	workload string
 	failOn   string
+	host     string
+	port     int
 }{}
 
 // errFindings makes the command exit non-zero without printing a usage.
@@ -25,7 +27,7 @@ func (e errFindings) Error() string { return "findings at or above " + e.severit
 
 func newAdviseCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "advise [--format text|json] [--workload FILE.yaml] [--fail-on warning|error] SCHEMA.cql...",
+		Use:   "advise [--format text|json] [--workload FILE.yaml] [--fail-on warning|error] (SCHEMA.cql... | --host H [--port P])",
 		Short: "Check a data model against the seeds' modeling rules",
 		Long: `advise lints CQL schema files and the queries of a workload against the
 data-modeling method of the seed documents: every query answered by its table's
@@ -39,13 +41,20 @@ Workload YAML:
                collection_elements: {column: N}}
   queries:
     - SELECT ... WHERE pk = ? ...`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if adviseFlags.host == "" && len(args) == 0 {
+				return fmt.Errorf("give schema files, or --host to read the schema of a running server")
+			}
+			return nil
+		},
 		RunE: runAdvise,
 	}
 	f := cmd.Flags()
 	f.StringVar(&adviseFlags.format, "format", "text", "output format: text or json")
 	f.StringVar(&adviseFlags.workload, "workload", "", "workload YAML file (tables and queries)")
 	f.StringVar(&adviseFlags.failOn, "fail-on", "", "exit with status 1 when a finding is at least this severe: warning or error")
+	f.StringVar(&adviseFlags.host, "host", "", "read the schema of the server at this address instead of files")
+	f.IntVar(&adviseFlags.port, "port", 9042, "CQL port of --host")
 	cmd.AddCommand(newDesignCommand())
 	return cmd
 }
@@ -108,6 +117,13 @@ func runAdvise(cmd *cobra.Command, args []string) error {
 		wl = w
 	}
 	var scripts []string
+	if adviseFlags.host != "" {
+		ddl, err := advisor.LiveSchema(cmd.Context(), adviseFlags.host, adviseFlags.port)
+		if err != nil {
+			return err
+		}
+		scripts = append(scripts, ddl)
+	}
 	for _, path := range args {
 		b, err := os.ReadFile(path)
 		if err != nil {
