@@ -210,14 +210,29 @@ type ArithSel struct {
 // NegSel is unary minus on a selector.
 type NegSel struct{ Expr SelectorExpr }
 
-func (*ColumnSel) isSelectorExpr()   {}
-func (*FunctionSel) isSelectorExpr() {}
-func (*CastSel) isSelectorExpr()     {}
-func (*TermSel) isSelectorExpr()     {}
-func (*FieldSel) isSelectorExpr()    {}
-func (*ElementSel) isSelectorExpr()  {}
-func (*ArithSel) isSelectorExpr()    {}
-func (*NegSel) isSelectorExpr()      {}
+// CollectionSel is a list, set or map literal built from selectors that
+// are not all terms, e.g. [a, b] or {k: v} over columns. Keys and Values
+// are parallel for maps; Elems hold list and set elements.
+type CollectionSel struct {
+	Kind   CollectionKind
+	Elems  []SelectorExpr
+	Keys   []SelectorExpr
+	Values []SelectorExpr
+}
+
+// TupleSel is a tuple built from selectors that are not all terms, e.g. (a, b).
+type TupleSel struct{ Elems []SelectorExpr }
+
+func (*CollectionSel) isSelectorExpr() {}
+func (*TupleSel) isSelectorExpr()      {}
+func (*ColumnSel) isSelectorExpr()     {}
+func (*FunctionSel) isSelectorExpr()   {}
+func (*CastSel) isSelectorExpr()       {}
+func (*TermSel) isSelectorExpr()       {}
+func (*FieldSel) isSelectorExpr()      {}
+func (*ElementSel) isSelectorExpr()    {}
+func (*ArithSel) isSelectorExpr()      {}
+func (*NegSel) isSelectorExpr()        {}
 
 // Operator is a relation operator.
 type Operator uint8
@@ -416,7 +431,8 @@ type ColumnDef struct {
 	Name       string
 	Type       TypeExpr
 	Static     bool
-	PrimaryKey bool // inline "c type PRIMARY KEY"
+	PrimaryKey bool        // inline "c type PRIMARY KEY"
+	Mask       *ColumnMask // MASKED WITH ..., or nil
 }
 
 // ClusteringOrder is one item of WITH CLUSTERING ORDER BY (...).

@@ -14,16 +14,23 @@
 // going to the rule listed first (so "P1D" is a duration, "p1d" an
 // identifier), and like Lexer.g it reads "-1" as one INTEGER token.
 //
-// Statements with an AST: SELECT, INSERT, UPDATE, DELETE, BATCH, USE,
-// TRUNCATE, CREATE/ALTER/DROP KEYSPACE, CREATE TABLE and DROP TABLE. Every
-// other statement of the grammar (indexes, views, types, functions,
-// aggregates, triggers, roles, users, permissions, identities, DESCRIBE,
-// ALTER TABLE/TYPE/VIEW) is recognised by its leading keywords, the rest of
-// it is skipped, and it is returned as *Unsupported naming it ("CREATE
-// INDEX"), for the executor to answer "X is not supported by cqld yet". A
-// supported statement that uses a construct with no AST yet (dynamic data
-// masking, custom index expressions, selectors that build collections or
-// tuples out of columns) is returned as *Unsupported too.
+// Every statement of Parser.g's cqlStatement has an AST: DML (SELECT,
+// INSERT, UPDATE, DELETE, BATCH, USE, TRUNCATE; ast.go), schema statements
+// (keyspaces, tables incl. ALTER TABLE and column masks, indexes incl.
+// CUSTOM/SAI, user types, materialized views, functions, aggregates,
+// triggers), security statements (roles, users, GRANT/REVOKE of permissions
+// and roles, LIST ROLES/USERS/SUPERUSERS/permissions, identities) and
+// DESCRIBE in all its forms (ast_schema.go). StatementName names a
+// statement as users say it ("CREATE INDEX"), for the executor to answer
+// "X is not supported by cqld yet" for features not built yet. The one
+// construct still returned as *Unsupported is a custom index expression in
+// a WHERE clause (expr(index, 'query')), which the AST's Relation cannot
+// carry without the query layer handling a relation with no column.
+//
+// Files: parse_select.go, parse_where.go, parse_dml.go (DML), parse_ddl.go
+// (USE, TRUNCATE, CREATE TABLE, properties), parse_schema.go (CREATE/ALTER/
+// DROP dispatch and the other schema statements), parse_auth.go (security
+// statements and DESCRIBE), format.go and format_schema.go (printing).
 //
 // # Invariants
 //
@@ -55,7 +62,7 @@
 // token>)", where the message is "no viable alternative at input 'X'",
 // "mismatched input 'X' expecting Y", a lexer message for an unterminated
 // string or an unknown character, or one of the messages Cassandra raises
-// from parser actions ("Multiple definition for property x", "Only
+// from parser actions ("Multiple definition for property 'x'", "Only
 // expressions of the form X = <value> + X are supported.", ...). The few
 // checks Cassandra makes while building a statement during parsing
 // (duplicate column definitions, several PRIMARY KEY clauses, duplicate
@@ -72,5 +79,13 @@
 //   - A type hint in a select clause must apply to a term: "(b) AS x" is
 //     the column b with an alias.
 //   - NOT IN, NOT CONTAINS and NOT CONTAINS KEY are accepted, as the AST
-//     has them; BETWEEN (Cassandra 5.1) is not.
+//     has them; BETWEEN (Cassandra 5.1) is not, nor are the post-5.0 forms
+//     of trunk's Parser.g (CREATE TABLE ... LIKE, CHECK constraints).
+//   - Errors that Cassandra raises by throwing a SyntaxException from a
+//     parser action ("Options 'password' and 'hashed password' are mutually
+//     exclusive", "COMPACT STORAGE tables are not allowed starting with
+//     version 4.0") carry a "line L:C" position like the others.
+//   - GRANT/REVOKE/LIST decide between a permission list and a role name by
+//     one token of lookahead: ALL, UNMASK and SELECT_MASKED followed by TO
+//     (GRANT) or FROM (REVOKE) are role names.
 package cql

@@ -112,7 +112,9 @@ func (f *formatter) statement(s Statement) {
 		f.WriteString(" */")
 	case nil:
 	default:
-		panic("cql: Format of unknown statement type")
+		if !f.schemaStatement(s) {
+			panic("cql: Format of unknown statement type")
+		}
 	}
 }
 
@@ -406,6 +408,9 @@ func (f *formatter) createTable(s *CreateTable) {
 		c.Type.format(&f.Builder)
 		if c.Static {
 			f.WriteString(" STATIC")
+		}
+		if c.Mask != nil {
+			f.columnMask(c.Mask)
 		}
 		if c.PrimaryKey {
 			f.WriteString(" PRIMARY KEY")
@@ -713,9 +718,46 @@ func (f *formatter) selector(e SelectorExpr) {
 		} else {
 			f.selectorOperand(inner)
 		}
+	case *CollectionSel:
+		switch e.Kind {
+		case ListLiteral:
+			f.WriteByte('[')
+			f.selectorList(e.Elems)
+			f.WriteByte(']')
+		case SetLiteral:
+			f.WriteByte('{')
+			f.selectorList(e.Elems)
+			f.WriteByte('}')
+		default:
+			f.WriteByte('{')
+			for i := range e.Keys {
+				if i > 0 {
+					f.WriteString(", ")
+				}
+				f.selector(e.Keys[i])
+				f.WriteString(": ")
+				if i < len(e.Values) {
+					f.selector(e.Values[i])
+				}
+			}
+			f.WriteByte('}')
+		}
+	case *TupleSel:
+		f.WriteByte('(')
+		f.selectorList(e.Elems)
+		f.WriteByte(')')
 	case nil:
 	default:
 		panic("cql: Format of unknown selector type")
+	}
+}
+
+func (f *formatter) selectorList(es []SelectorExpr) {
+	for i, e := range es {
+		if i > 0 {
+			f.WriteString(", ")
+		}
+		f.selector(e)
 	}
 }
 

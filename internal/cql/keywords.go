@@ -353,6 +353,22 @@ var keywords = func() map[string]keyword {
 	return m
 }()
 
+// maxKeywordLen is the length of the longest keyword spelling.
+const maxKeywordLen = 16
+
+// keywordLower is the lower-case spelling of each keyword, used as the
+// text of keyword tokens.
+var keywordLower = func() [numKeywords]string {
+	var names [numKeywords]string
+	for k := keyword(1); k < numKeywords; k++ {
+		names[k] = asciiLower(keywordInfos[k].name)
+		if len(names[k]) > maxKeywordLen {
+			panic("cql: maxKeywordLen too small")
+		}
+	}
+	return names
+}()
+
 func (k keyword) String() string { return "K_" + keywordInfos[k].name }
 
 // isBasicUnreserved reports whether k is in basic_unreserved_keyword.

@@ -112,9 +112,17 @@ type lexer struct {
 // lex returns all tokens of src followed by one tkEOF token, or the first
 // lexical error.
 func lex(src string) ([]token, *cqlerr.Error) {
+	return lexInto(src, nil)
+}
+
+// lexInto is lex appending to buf[:0] (a recycled slice, or nil).
+func lexInto(src string, buf []token) ([]token, *cqlerr.Error) {
 	// A token every four bytes on average covers typical statements
 	// without regrowing the slice.
-	l := lexer{src: src, toks: make([]token, 0, 16+len(src)/4)}
+	if n := 16 + len(src)/4; cap(buf) < n {
+		buf = make([]token, 0, n)
+	}
+	l := lexer{src: src, toks: buf[:0]}
 	for {
 		if err := l.skipSpace(); err != nil {
 			return nil, err
@@ -374,11 +382,29 @@ func (l *lexer) word(start int) {
 		}
 	}
 	l.i += n
-	text := asciiLower(src[start:l.i])
-	if kw, ok := keywords[text]; ok {
-		l.toks = append(l.toks, token{kind: tkIdent, kw: kw, pos: start, end: l.i, text: text})
-		return
+	word := src[start:l.i]
+	// Keywords are looked up lower-cased in a stack buffer (the map lookup
+	// of string(buf) does not allocate) and take their text from a static
+	// table, so "SELECT" costs no allocation.
+	if n <= maxKeywordLen {
+		var buf [maxKeywordLen]byte
+		for i := 0; i < n; i++ {
+			c := word[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		if kw, ok := keywords[string(buf[:n])]; ok {
+			text := keywordLower[kw]
+			if text != string(buf[:n]) { // an alias: TABLE, COLUMNFAMILIES
+				text = string(buf[:n])
+			}
+			l.toks = append(l.toks, token{kind: tkIdent, kw: kw, pos: start, end: l.i, text: text})
+			return
+		}
 	}
+	text := asciiLower(word)
 	switch text {
 	case "true", "false":
 		l.emit(tkBool, start, text)

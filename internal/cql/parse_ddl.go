@@ -1,9 +1,7 @@
 package cql
 
-// This file parses USE, TRUNCATE and the schema statements (CREATE, ALTER,
-// DROP), and recognises the statements that have no AST yet (indexes,
-// views, types, functions, triggers, roles, permissions, DESCRIBE), which
-// it returns as *Unsupported.
+// This file parses USE, TRUNCATE, keyspace options, CREATE TABLE and WITH
+// properties. The other schema statements are in parse_schema.go.
 
 // useStatement parses USE keyspace.
 func (p *parser) useStatement() *Use {
@@ -38,157 +36,6 @@ func (p *parser) ifExists() bool {
 	}
 	p.expectKw(kwExists)
 	return true
-}
-
-// createStatement dispatches on what follows CREATE.
-func (p *parser) createStatement() Statement {
-	p.expectKw(kwCreate)
-	t := p.tok()
-	switch {
-	case t.isKeyspaceKw():
-		p.advance()
-		ks := &CreateKeyspace{IfNotExists: p.ifNotExists()}
-		ks.Name = p.keyspaceName()
-		p.expectKw(kwWith)
-		ks.Properties = p.properties()
-		return ks
-	case t.isKw(kwColumnfamily):
-		return p.createTable()
-	case t.isKw(kwIndex):
-		return p.unsupportedStatement("CREATE INDEX")
-	case t.isKw(kwCustom):
-		p.advance()
-		p.expectKw(kwIndex)
-		return p.unsupportedStatement("CREATE CUSTOM INDEX")
-	case t.isKw(kwMaterialized):
-		p.advance()
-		p.expectKw(kwView)
-		return p.unsupportedStatement("CREATE MATERIALIZED VIEW")
-	case t.isKw(kwType):
-		return p.unsupportedStatement("CREATE TYPE")
-	case t.isKw(kwOr):
-		p.advance()
-		p.expectKw(kwReplace)
-		switch {
-		case p.isKw(kwFunction):
-			return p.unsupportedStatement("CREATE FUNCTION")
-		case p.isKw(kwAggregate):
-			return p.unsupportedStatement("CREATE AGGREGATE")
-		}
-		p.noViable()
-	case t.isKw(kwFunction):
-		return p.unsupportedStatement("CREATE FUNCTION")
-	case t.isKw(kwAggregate):
-		return p.unsupportedStatement("CREATE AGGREGATE")
-	case t.isKw(kwTrigger):
-		return p.unsupportedStatement("CREATE TRIGGER")
-	case t.isKw(kwRole):
-		return p.unsupportedStatement("CREATE ROLE")
-	case t.isKw(kwUser):
-		return p.unsupportedStatement("CREATE USER")
-	}
-	p.noViable()
-	return nil
-}
-
-// alterStatement dispatches on what follows ALTER.
-func (p *parser) alterStatement() Statement {
-	p.expectKw(kwAlter)
-	t := p.tok()
-	switch {
-	case t.isKeyspaceKw():
-		p.advance()
-		ks := &AlterKeyspace{IfExists: p.ifExists()}
-		ks.Name = p.keyspaceName()
-		p.expectKw(kwWith)
-		ks.Properties = p.properties()
-		return ks
-	case t.isKw(kwColumnfamily):
-		return p.unsupportedStatement("ALTER TABLE")
-	case t.isKw(kwType):
-		return p.unsupportedStatement("ALTER TYPE")
-	case t.isKw(kwMaterialized):
-		p.advance()
-		p.expectKw(kwView)
-		return p.unsupportedStatement("ALTER MATERIALIZED VIEW")
-	case t.isKw(kwRole):
-		return p.unsupportedStatement("ALTER ROLE")
-	case t.isKw(kwUser):
-		return p.unsupportedStatement("ALTER USER")
-	}
-	p.noViable()
-	return nil
-}
-
-// dropStatement dispatches on what follows DROP.
-func (p *parser) dropStatement() Statement {
-	p.expectKw(kwDrop)
-	t := p.tok()
-	switch {
-	case t.isKeyspaceKw():
-		p.advance()
-		d := &DropKeyspace{IfExists: p.ifExists()}
-		d.Name = p.keyspaceName()
-		return d
-	case t.isKw(kwColumnfamily):
-		p.advance()
-		d := &DropTable{IfExists: p.ifExists()}
-		d.Name = p.qualifiedName("table")
-		return d
-	case t.isKw(kwIndex):
-		return p.unsupportedStatement("DROP INDEX")
-	case t.isKw(kwMaterialized):
-		p.advance()
-		p.expectKw(kwView)
-		return p.unsupportedStatement("DROP MATERIALIZED VIEW")
-	case t.isKw(kwType):
-		return p.unsupportedStatement("DROP TYPE")
-	case t.isKw(kwFunction):
-		return p.unsupportedStatement("DROP FUNCTION")
-	case t.isKw(kwAggregate):
-		return p.unsupportedStatement("DROP AGGREGATE")
-	case t.isKw(kwTrigger):
-		return p.unsupportedStatement("DROP TRIGGER")
-	case t.isKw(kwRole):
-		return p.unsupportedStatement("DROP ROLE")
-	case t.isKw(kwUser):
-		return p.unsupportedStatement("DROP USER")
-	case t.isKw(kwIdentity):
-		return p.unsupportedStatement("DROP IDENTITY")
-	}
-	p.noViable()
-	return nil
-}
-
-// otherStatement recognises GRANT, REVOKE, LIST, DESCRIBE and ADD IDENTITY.
-func (p *parser) otherStatement() Statement {
-	t := p.advance()
-	switch {
-	case t.isKw(kwGrant):
-		return p.unsupportedStatement("GRANT")
-	case t.isKw(kwRevoke):
-		return p.unsupportedStatement("REVOKE")
-	case t.isKw(kwDescribe), t.isKw(kwDesc):
-		return p.unsupportedStatement("DESCRIBE")
-	case t.isKw(kwAdd):
-		p.expectKw(kwIdentity)
-		return p.unsupportedStatement("ADD IDENTITY")
-	}
-	// LIST ROLES | LIST USERS | LIST SUPERUSERS | LIST <permissions>
-	switch {
-	case p.isKw(kwRoles):
-		return p.unsupportedStatement("LIST ROLES")
-	case p.isKw(kwUsers):
-		return p.unsupportedStatement("LIST USERS")
-	case p.isKw(kwSuperusers):
-		return p.unsupportedStatement("LIST SUPERUSERS")
-	case p.isKw(kwAll), p.isKw(kwCreate), p.isKw(kwAlter), p.isKw(kwDrop), p.isKw(kwSelect),
-		p.isKw(kwModify), p.isKw(kwAuthorize), p.isKw(kwDescribe), p.isKw(kwExecute),
-		p.isKw(kwUnmask), p.isKw(kwSelectMasked):
-		return p.unsupportedStatement("LIST PERMISSIONS")
-	}
-	p.noViable()
-	return nil
 }
 
 // createTable parses
@@ -239,7 +86,7 @@ func (p *parser) createTable() *CreateTable {
 			col := ColumnDef{Name: p.ident(), Type: p.typeExpr()}
 			col.Static = p.acceptKw(kwStatic)
 			if p.isKw(kwMasked) {
-				p.columnMask()
+				col.Mask = p.columnMask()
 			}
 			for i := range ct.Columns {
 				if ct.Columns[i].Name == col.Name {
@@ -301,18 +148,6 @@ func (p *parser) createTable() *CreateTable {
 	}
 }
 
-// columnMask parses MASKED WITH (DEFAULT | function(args)). Dynamic data
-// masking has no AST yet: the statement becomes Unsupported.
-func (p *parser) columnMask() {
-	p.expectKw(kwMasked)
-	p.expectKw(kwWith)
-	if !p.acceptKw(kwDefault) {
-		p.functionName()
-		p.termArgs()
-	}
-	p.markUnsupported("dynamic data masking")
-}
-
 // properties parses property (AND property)*.
 func (p *parser) properties() []Property {
 	props := p.property(nil)
@@ -344,7 +179,9 @@ func (p *parser) property(props []Property) []Property {
 	}
 	for _, prev := range props {
 		if prev.Name == prop.Name {
-			p.recognitionError(nameTok, "Multiple definition for property "+prop.Name)
+			// PropertyDefinitions.addProperty quotes the name; the check
+			// of map keys (convertPropertyMap, below) does not.
+			p.recognitionError(nameTok, "Multiple definition for property '"+prop.Name+"'")
 		}
 	}
 	return append(props, prop)

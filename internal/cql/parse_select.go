@@ -108,7 +108,10 @@ func (p *parser) selectClause(s *Select) {
 		s.Star = true
 		return
 	}
-	s.Selectors = []Selector{p.selector()}
+	// Most select clauses have a handful of selectors: one allocation
+	// instead of regrowing from one.
+	s.Selectors = make([]Selector, 1, 8)
+	s.Selectors[0] = p.selector()
 	for p.accept(tkComma) {
 		s.Selectors = append(s.Selectors, p.selector())
 	}
@@ -240,7 +243,7 @@ func (p *parser) selectionGroupWithoutField() SelectorExpr {
 		p.expect(tkRBracket)
 		terms, ok := selectorTerms(elems)
 		if !ok {
-			p.markUnsupported("collection selectors")
+			return &CollectionSel{Kind: ListLiteral, Elems: elems}
 		}
 		return &TermSel{Term: &CollectionLiteral{Kind: ListLiteral, Elems: terms}}
 	case tkLBrace:
@@ -322,8 +325,7 @@ func (p *parser) parenSelector() SelectorExpr {
 	}
 	terms, ok := selectorTerms(elems)
 	if !ok {
-		p.markUnsupported("tuple selectors")
-		return &TermSel{Term: &TupleLiteral{}}
+		return &TupleSel{Elems: elems}
 	}
 	return &TermSel{Term: &TupleLiteral{Elems: terms}}
 }
@@ -345,7 +347,7 @@ func (p *parser) selectionMapOrSet() SelectorExpr {
 		p.expect(tkRBrace)
 		terms, ok := selectorTerms(elems)
 		if !ok {
-			p.markUnsupported("collection selectors")
+			return &CollectionSel{Kind: SetLiteral, Elems: elems}
 		}
 		return &TermSel{Term: &CollectionLiteral{Kind: SetLiteral, Elems: terms}}
 	}
@@ -357,17 +359,13 @@ func (p *parser) selectionMapOrSet() SelectorExpr {
 		vals = append(vals, p.selectorExpr())
 	}
 	p.expect(tkRBrace)
-	values, ok := selectorTerms(vals)
-	if !ok {
-		p.markUnsupported("collection selectors")
-		return &TermSel{Term: &CollectionLiteral{Kind: MapLiteral}}
-	}
-	if fields, ok := selectorFieldNames(keys); ok {
+	values, vok := selectorTerms(vals)
+	if fields, ok := selectorFieldNames(keys); ok && vok {
 		return &TermSel{Term: &UDTLiteral{Fields: fields, Values: values}}
 	}
 	mkeys, ok := selectorTerms(keys)
-	if !ok {
-		p.markUnsupported("collection selectors")
+	if !ok || !vok {
+		return &CollectionSel{Kind: MapLiteral, Keys: keys, Values: vals}
 	}
 	return &TermSel{Term: &CollectionLiteral{Kind: MapLiteral, Keys: mkeys, Values: values}}
 }

@@ -5,7 +5,7 @@ package cql
 
 // whereClause parses relation (AND relation)*.
 func (p *parser) whereClause() []Relation {
-	rels := p.relation(nil)
+	rels := p.relation(make([]Relation, 0, 4))
 	for p.acceptKw(kwAnd) {
 		rels = p.relation(rels)
 	}

@@ -3,6 +3,7 @@ package cql
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 )
@@ -18,6 +19,7 @@ func Parse(src string) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var st Statement
 	if err := p.run(func() {
 		st = p.statement()
@@ -39,6 +41,7 @@ func ParseStatements(src string) ([]Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var out []Statement
 	if err := p.run(func() {
 		for {
@@ -64,6 +67,7 @@ func ParseType(src string) (TypeExpr, error) {
 	if err != nil {
 		return TypeExpr{}, err
 	}
+	defer p.release()
 	var t TypeExpr
 	if err := p.run(func() {
 		t = p.typeExpr()
@@ -100,7 +104,8 @@ type parser struct {
 	// taken as a binary minus (see additiveOp), or -1.
 	splitMinus int
 	// unsupported is set when the statement uses a construct for which the
-	// AST has no representation yet; the statement is then returned as
+	// AST has no representation yet (only custom index expressions,
+	// expr(index, value), remain); the statement is then returned as
 	// *Unsupported naming it.
 	unsupported string
 	depth       int
@@ -120,12 +125,36 @@ type bailout struct {
 	pos int
 }
 
+// parserPool recycles parsers and their token slices: tokens never outlive
+// a parse (the AST copies what it needs), so a statement costs no token
+// allocation in the steady state.
+var parserPool = sync.Pool{New: func() any { return new(parser) }}
+
+// maxPooledTokens bounds the token slices kept in the pool, so that one
+// huge script does not pin its memory.
+const maxPooledTokens = 4096
+
 func newParser(src string) (*parser, error) {
-	toks, err := lex(src)
+	p := parserPool.Get().(*parser)
+	toks, err := lexInto(src, p.toks)
 	if err != nil {
+		p.toks = toks
+		p.release()
 		return nil, err
 	}
-	return &parser{src: src, toks: toks, splitMinus: -1}, nil
+	*p = parser{src: src, toks: toks, splitMinus: -1}
+	return p, nil
+}
+
+// release returns p to the pool; p must not be used afterwards.
+func (p *parser) release() {
+	toks := p.toks
+	if cap(toks) > maxPooledTokens {
+		toks = nil
+	}
+	clear(toks[:cap(toks)]) // drop references to the source text
+	*p = parser{toks: toks[:0]}
+	parserPool.Put(p)
 }
 
 // run calls f, converting a parse bailout into an error.
@@ -457,21 +486,6 @@ func (p *parser) markUnsupported(feature string) {
 	if p.unsupported == "" {
 		p.unsupported = feature
 	}
-}
-
-// skipStatement consumes the rest of the current statement: everything up
-// to the next top-level ';' or EOF.
-func (p *parser) skipStatement() {
-	for !p.is(tkEOF) && !p.is(tkSemicolon) {
-		p.advance()
-	}
-}
-
-// unsupportedStatement consumes the rest of the statement and returns it as
-// *Unsupported.
-func (p *parser) unsupportedStatement(feature string) Statement {
-	p.skipStatement()
-	return &Unsupported{Feature: feature}
 }
 
 // ---------------------------------------------------------------------------

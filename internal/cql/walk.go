@@ -59,6 +59,33 @@ func (w *markerWalker) statement(s Statement) {
 		w.properties(s.Properties)
 	case *CreateTable:
 		w.properties(s.Properties)
+		for _, c := range s.Columns {
+			w.mask(c.Mask)
+		}
+	case *CreateMaterializedView:
+		if s.Select != nil {
+			w.statement(s.Select)
+		}
+		w.properties(s.Properties)
+	case *AlterMaterializedView:
+		w.properties(s.Properties)
+	case *CreateIndex:
+		w.properties(s.Properties)
+	case *CreateAggregate:
+		w.term(s.InitCond)
+	case *AlterTable:
+		w.mask(s.Mask)
+		for _, c := range s.Add {
+			w.mask(c.Mask)
+		}
+		w.term(s.DropTimestamp)
+		w.properties(s.Properties)
+	}
+}
+
+func (w *markerWalker) mask(m *ColumnMask) {
+	if m != nil {
+		w.terms(m.Args)
 	}
 }
 
@@ -154,5 +181,17 @@ func (w *markerWalker) selector(e SelectorExpr) {
 		w.selector(e.Right)
 	case *NegSel:
 		w.selector(e.Expr)
+	case *CollectionSel:
+		w.selectors(e.Elems)
+		w.selectors(e.Keys)
+		w.selectors(e.Values)
+	case *TupleSel:
+		w.selectors(e.Elems)
+	}
+}
+
+func (w *markerWalker) selectors(es []SelectorExpr) {
+	for _, e := range es {
+		w.selector(e)
 	}
 }
