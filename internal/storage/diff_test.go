@@ -25,12 +25,14 @@ func TestDifferential(t *testing.T) {
 
 func runDifferential(t *testing.T, seed uint64, nUpdates, nReads int) {
 	tbl := testTable()
+	tbl.Params.GCGraceSeconds = 3
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	p, err := Open(t.TempDir(), Options{})
+	dir := t.TempDir()
+	p, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer func() { p.Close() }()
 	m := NewMemory()
 	ctx := context.Background()
 	g := &gen{rng: rng, t: tbl}
@@ -45,8 +47,30 @@ func runDifferential(t *testing.T, seed uint64, nUpdates, nReads int) {
 		if err := m.Apply(ctx, tbl, us...); err != nil {
 			t.Fatal(err)
 		}
-		if rng.IntN(60) == 0 {
+		switch rng.IntN(60) {
+		case 0:
 			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if err := p.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+		case 2, 3, 4:
+			// Purge at a random time: later writes with old timestamps
+			// then show whether both engines purged the same deletions.
+			now := int64(90 + rng.IntN(20))
+			if _, err := p.Purge(ctx, tbl, now); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Purge(ctx, tbl, now); err != nil {
+				t.Fatal(err)
+			}
+		case 5:
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if p, err = Open(dir, Options{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -85,7 +109,7 @@ func (g *gen) clustering(n int) [][]byte {
 }
 
 func (g *gen) deletion() mutation.Deletion {
-	return mutation.Deletion{MarkedForDeleteAt: g.ts(), LocalDeletionTime: int64(g.rng.IntN(3))}
+	return mutation.Deletion{MarkedForDeleteAt: g.ts(), LocalDeletionTime: int64(90 + g.rng.IntN(15))}
 }
 
 func (g *gen) slice() mutation.Slice {
@@ -100,7 +124,7 @@ func (g *gen) cell(col uint32) mutation.Cell {
 	var c mutation.Cell
 	switch g.rng.IntN(6) {
 	case 0:
-		c = tomb(col, ts, int64(g.rng.IntN(3)))
+		c = tomb(col, ts, int64(90+g.rng.IntN(15)))
 	case 1:
 		c = expiring(col, ts, int32(g.rng.IntN(3)), 10, int64(95+g.rng.IntN(10)))
 	default:

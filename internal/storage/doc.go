@@ -45,12 +45,27 @@
 // Cassandra's periodic mode it can lose the last period of acknowledged
 // writes on power loss.
 //
+// # Purge, compaction and statistics
+//
+// Purge removes tombstones and expired data gc_grace_seconds after their
+// deletion time, together with everything they shadow, so that nothing can
+// resurrect: candidates come from a purge index written by Apply, each
+// partition is re-checked under a per-partition lock stripe that Apply
+// also holds (read side), and keys go with Pebble point Deletes, which
+// remove every older merge operand of the key in every level (purge.go,
+// layout.md). Options.PurgeInterval runs it in the background over
+// Options.Tables. Compact compacts the whole store (nodetool compact).
+// TableStats returns per-table histograms sampled on reads, ReadWithInfo
+// the tombstones a read scanned (stats.go). The Memory engine implements
+// the same Purge rules, and the differential test interleaves purges,
+// flushes, compactions and restarts.
+//
 // # Not done yet
 //
-// Purging of tombstones older than gc_grace_seconds and of expired cells
-// (must be our own background work), per-table statistics, and row-level
-// paging resume inside a partition for range reads (the query layer can
-// narrow Slices).
+// Row-level paging resume inside a partition for range reads (the query
+// layer can narrow Slices); partition-size histograms computed at flush or
+// compaction (ours describe the partitions reads see in full); a
+// large-partition warning.
 //
 // See layout.md for the byte layout of keys and values.
 package storage

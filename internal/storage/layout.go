@@ -16,6 +16,8 @@ import (
 const (
 	prefixMeta byte = 0x00 // node-local metadata: 0x00 'm' name
 	prefixData byte = 0x01 // table data: 0x01 table-id token pk kind ...
+	// purge index: 0x02 table-id purge-time token pk (purge.go)
+	prefixPurgeIndex byte = 0x02
 
 	metaTag byte = 'm'
 

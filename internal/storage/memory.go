@@ -40,6 +40,7 @@ type memPartition struct {
 	token  int64
 	del    mutation.Deletion
 	rts    []mutation.RangeTombstone
+	rtKeys []string // the encoded range of each of rts (layout.md)
 	static *memRow
 	rows   map[string]*memRow
 }
@@ -113,9 +114,21 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 		}
 		p.del = mutation.MaxDeletion(p.del, u.Deletion)
 		for _, rt := range u.RangeTombstones {
+			// Tombstones over the same clustering range are one, as in the
+			// Pebble engine (what Purge removes depends on it).
+			r, err := sliceRange(t, rt.Slice)
+			if err != nil {
+				return err
+			}
+			k := string(appendRangeTombstoneKey(nil, r))
+			if i := slices.Index(p.rtKeys, k); i >= 0 {
+				p.rts[i].Deletion = mutation.MaxDeletion(p.rts[i].Deletion, rt.Deletion)
+				continue
+			}
 			rt.Slice.Start.Values = cloneValues(rt.Slice.Start.Values)
 			rt.Slice.End.Values = cloneValues(rt.Slice.End.Values)
 			p.rts = append(p.rts, rt)
+			p.rtKeys = append(p.rtKeys, k)
 		}
 		if u.Static != nil {
 			if p.static == nil {
@@ -374,3 +387,102 @@ func (m *Memory) Flush() error { return nil }
 
 // Close implements Engine.
 func (m *Memory) Close() error { return nil }
+
+// Purge implements the Pebble engine's Purge rules (purge.go) directly on
+// the reconciled maps: the differential test checks that both engines purge
+// the same deletions.
+func (m *Memory) Purge(ctx context.Context, t *schema.Table, nowSec int64) (PurgeStats, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var st PurgeStats
+	gcBefore := nowSec - int64(t.Params.GCGraceSeconds)
+	if gcBefore <= 0 {
+		return st, nil
+	}
+	d := purgeDecider{t: t, now: nowSec, gcBefore: gcBefore}
+	parts := m.tables[[16]byte(t.ID)]
+	for k, p := range parts {
+		st.Partitions++
+		d.reset(0)
+		if p.static != nil {
+			memPurgeRow(&d, &st, p.static, p.del)
+		}
+		for rk, r := range p.rows {
+			eff := p.del
+			for _, rt := range p.rts {
+				if inSlice(t, r.clustering, rt.Slice) {
+					eff = mutation.MaxDeletion(eff, rt.Deletion)
+				}
+			}
+			memPurgeRow(&d, &st, r, eff)
+			if r.del.IsLive() && r.marker.Timestamp == mutation.NoTimestamp && len(r.cells) == 0 {
+				delete(p.rows, rk)
+			}
+		}
+		if !p.del.IsLive() && d.purgeableDeletion(p.del) == purgeTombstone {
+			p.del = mutation.Live
+			st.Tombstones++
+		}
+		for i := 0; i < len(p.rts); i++ {
+			if d.purgeableDeletion(p.rts[i].Deletion) == purgeTombstone {
+				p.rts = slices.Delete(p.rts, i, i+1)
+				p.rtKeys = slices.Delete(p.rtKeys, i, i+1)
+				st.Tombstones++
+				i--
+			}
+		}
+		if p.del.IsLive() && len(p.rts) == 0 && len(p.rows) == 0 &&
+			(p.static == nil || (p.static.del.IsLive() && len(p.static.cells) == 0)) {
+			delete(parts, k)
+		}
+	}
+	return st, nil
+}
+
+func memPurgeRow(d *purgeDecider, st *PurgeStats, r *memRow, eff mutation.Deletion) {
+	d.startRow(nil)
+	d.eff = mutation.MaxDeletion(eff, r.del)
+	if !r.del.IsLive() && d.purgeableDeletion(r.del) == purgeTombstone {
+		r.del = mutation.Live
+		st.Tombstones++
+	}
+	count := func(a purgeAction) {
+		if a == purgeTombstone {
+			st.Tombstones++
+		} else {
+			st.Shadowed++
+		}
+	}
+	if l := r.marker; l.Timestamp != mutation.NoTimestamp {
+		a := purgeKeep
+		if d.eff.Deletes(l.Timestamp) {
+			a = purgeShadowed
+		} else if l.TTL != 0 && !l.IsLive(d.now) && l.LocalDeletionTime-int64(l.TTL) < d.gcBefore {
+			a = purgeTombstone
+		}
+		if a != purgeKeep {
+			r.marker = mutation.NoLiveness
+			count(a)
+		}
+	}
+	// Collection tombstones (no path) before their column's elements, as
+	// in key order.
+	keys := make([]string, 0, len(r.cells))
+	for k := range r.cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := r.cells[keys[i]], r.cells[keys[j]]
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Path == nil && b.Path != nil
+	})
+	for _, k := range keys {
+		c := r.cells[k]
+		if a := d.decideCell(c.Column, c.Path != nil, &c); a != purgeKeep {
+			delete(r.cells, k)
+			count(a)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,6 +60,13 @@ type Options struct {
 	Logger      *slog.Logger
 	// CacheSize is the block cache size in bytes (default 64 MiB).
 	CacheSize int64
+	// PurgeInterval, when positive, runs Purge over every table returned by
+	// Tables (virtual tables skipped) at that interval in the background.
+	PurgeInterval time.Duration
+	// Tables returns the current tables (for the background purge).
+	Tables func() []*schema.Table
+	// Now is the clock of background work (default time.Now).
+	Now func() time.Time
 }
 
 // comparerName is persisted by Pebble.
@@ -80,6 +88,13 @@ type Pebble struct {
 	opts Options
 	wo   *pebble.WriteOptions
 
+	// locks are partition lock stripes (by token): Apply holds the read
+	// side while it commits, Purge the write side while it re-checks and
+	// deletes a partition (purge.go).
+	locks [lockStripes]sync.RWMutex
+
+	stats tableStatsMap
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -96,6 +111,9 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	}
 	if opts.SyncPeriod <= 0 {
 		opts.SyncPeriod = 10 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
@@ -118,6 +136,10 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		p.wo = pebble.NoSync
 		p.wg.Add(1)
 		go p.syncLoop()
+	}
+	if opts.PurgeInterval > 0 && opts.Tables != nil {
+		p.wg.Add(1)
+		go p.purgeLoop()
 	}
 	return p, nil
 }
@@ -149,9 +171,18 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	b := p.db.NewBatch()
 	defer b.Close()
 	var w batchWriter
+	var stripes uint64 // bit i: stripe i is touched
 	for _, u := range updates {
 		if err := w.encode(t, u, b); err != nil {
 			return err
+		}
+		stripes |= 1 << p.stripe(u.Token)
+	}
+	// Lock stripes in increasing order (Purge takes one at a time).
+	for i := 0; i < lockStripes; i++ {
+		if stripes&(1<<i) != 0 {
+			p.locks[i].RLock()
+			defer p.locks[i].RUnlock()
 		}
 	}
 	return b.Commit(p.wo)
@@ -159,9 +190,17 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 
 type batchWriter struct {
 	key, val []byte
+	// ats are the distinct tombstone times of the current update's
+	// deletions and expiring data (purge.go).
+	ats []int64
 }
 
-func (w *batchWriter) merge(b *pebble.Batch) error { return b.Merge(w.key, w.val, nil) }
+func (w *batchWriter) merge(b *pebble.Batch) error {
+	if at, _, ok := tombstoneTime(w.val); ok && !slices.Contains(w.ats, at) {
+		w.ats = append(w.ats, at)
+	}
+	return b.Merge(w.key, w.val, nil)
+}
 
 func (w *batchWriter) encode(t *schema.Table, u *mutation.PartitionUpdate, b *pebble.Batch) error {
 	if u.TableID != [16]byte(t.ID) {
@@ -171,6 +210,20 @@ func (w *batchWriter) encode(t *schema.Table, u *mutation.PartitionUpdate, b *pe
 		return errors.New("storage: empty partition key")
 	}
 	pp := appendPartitionPrefix(nil, u.TableID, u.Token, u.Key)
+	w.ats = w.ats[:0]
+	if err := w.encodeData(t, u, pp, b); err != nil {
+		return err
+	}
+	for _, at := range w.ats {
+		w.key = appendPurgeIndexKey(w.key[:0], pp, at)
+		if err := b.Set(w.key, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, pp []byte, b *pebble.Batch) error {
 	if !u.Deletion.IsLive() {
 		w.key = append(append(w.key[:0], pp...), kindHeader, headerPartitionDeletion)
 		w.val = appendDeletionValue(w.val[:0], u.Deletion)
@@ -253,6 +306,10 @@ func (p *Pebble) DropTable(ctx context.Context, id uuid.UUID) error {
 	start := appendTablePrefix(nil, id)
 	end := prefixEnd(start)
 	if err := p.db.DeleteRange(start, end, pebble.Sync); err != nil {
+		return err
+	}
+	ip := purgeIndexPrefix(id)
+	if err := p.db.DeleteRange(ip, prefixEnd(ip), pebble.Sync); err != nil {
 		return err
 	}
 	// Compacting the range drops the shadowed data and the range deletion.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cqld/cqld/internal/mutation"
@@ -15,6 +16,28 @@ import (
 
 // Read implements Engine.
 func (p *Pebble) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
+	ps, _, err := p.ReadWithInfo(ctx, t, cmd)
+	return ps, err
+}
+
+// ReadInfo describes what a read scanned (for tombstone_warn_threshold and
+// tombstone_failure_threshold).
+type ReadInfo struct {
+	// TombstonesScanned counts the deletions, cell tombstones and expired
+	// cells the read went through.
+	TombstonesScanned int64
+	// CellsScanned counts every stored entry the read went through.
+	CellsScanned int64
+}
+
+// ReadWithInfo is Read, also returning what the read scanned.
+func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
+	var info ReadInfo
+	ps, err := p.read(ctx, t, cmd, &info)
+	return ps, info, err
+}
+
+func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand, info *ReadInfo) ([]mutation.Partition, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -25,7 +48,11 @@ func (p *Pebble) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 	if err != nil {
 		return nil, err
 	}
-	r := &pebbleReader{t: t, cmd: cmd, ranges: ranges, lim: newLimits(cmd)}
+	r := readerPool.Get().(*pebbleReader)
+	defer r.release()
+	r.t, r.cmd, r.ranges, r.lim, r.stats = t, cmd, ranges, newLimits(cmd), p.stats.get(cmd.TableID)
+	r.info = info
+	r.whole = len(ranges) == 1 && len(ranges[0].lo) == 0 && ranges[0].hiInf && !cmd.StaticOnly
 	if cmd.Key != nil {
 		pp := appendPartitionPrefix(nil, cmd.TableID, cmd.Token, cmd.Key)
 		it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: pp, UpperBound: prefixEnd(pp)})
@@ -185,6 +212,29 @@ type pebbleReader struct {
 	arena []byte
 	kbuf  []byte
 	pbuf  []byte
+	rbuf  []byte // readRows' key bounds
+
+	// Statistics (stats.go): whole is set when the read selects every row.
+	stats *tableStats
+	info  *ReadInfo
+	whole bool
+	scan  partitionScan
+}
+
+// readerPool recycles the scratch buffers of readers (never what a read
+// returns: out, rows and arena are handed to the caller).
+var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
+
+func (r *pebbleReader) release() {
+	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc) > 64<<10 || cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 {
+		return
+	}
+	*r = pebbleReader{
+		rts:  r.rts[:0],
+		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
+		acc: rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
+	}
+	readerPool.Put(r)
 }
 
 // rowAcc accumulates the stored entries of one row.
@@ -222,8 +272,10 @@ func (r *pebbleReader) copyBytes(b []byte) []byte {
 }
 
 // readPartition reads one partition whose keys start with pp and appends it
-// to r.out when it has live data.
+// to r.out when it has live data. The iterator must be positioned at the
+// partition's first key.
 func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok int64) error {
+	r.scan = partitionScan{}
 	if err := r.readHeader(it, pp); err != nil {
 		return err
 	}
@@ -246,6 +298,9 @@ func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok in
 	if !r.cmd.StaticOnly {
 		part.Rows = r.rows
 	}
+	r.stats.record(&r.scan, r.whole && r.budget > 0)
+	r.info.TombstonesScanned += r.scan.tombstones
+	r.info.CellsScanned += r.scan.cells
 	if r.lim.add(&part, r.live, r.cmd.StaticOnly) {
 		r.out = append(r.out, part)
 	}
@@ -257,7 +312,8 @@ func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
 	r.rts = r.rts[:0]
 	lower := append(append(r.kbuf[:0], pp...), kindHeader)
 	r.kbuf = lower
-	for valid := it.SeekGE(lower); valid; valid = it.Next() {
+	// The iterator is at the partition's first key: no seek.
+	for valid := it.Valid(); valid; valid = it.Next() {
 		k := it.Key()
 		if !bytes.HasPrefix(k, lower) {
 			break
@@ -270,6 +326,9 @@ func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
 		if !ok || len(k) <= len(lower) {
 			return fmt.Errorf("%w: header entry %x", errCorrupt, k)
 		}
+		r.scan.bytes += int64(len(k) + len(v))
+		r.scan.cells++
+		r.scan.tombstones++
 		switch k[len(lower)] {
 		case headerPartitionDeletion:
 			r.pd = mutation.MaxDeletion(r.pd, d)
@@ -291,7 +350,8 @@ func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row
 	r.kbuf = lower
 	r.acc.reset()
 	r.acc.active = true
-	for valid := it.SeekGE(lower); valid; valid = it.Next() {
+	// The iterator is at the first key after the header: no seek.
+	for valid := it.Valid(); valid; valid = it.Next() {
 		k := it.Key()
 		if !bytes.HasPrefix(k, lower) {
 			break
@@ -313,25 +373,41 @@ func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row
 // readRows reads the selected rows, slice by slice, until the budget is
 // spent.
 func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
-	rowPrefix := append(bytes.Clone(pp), kindRow)
-	rowEnd := prefixEnd(rowPrefix)
+	// One buffer holds rowPrefix, rowEnd, lower and upper.
+	buf := r.rbuf[:0]
+	buf = append(append(buf, pp...), kindRow)
+	rowPrefix := buf[:len(buf):len(buf)]
+	buf = append(append(buf, pp...), kindRow+1) // kindRow < 0xFF
+	rowEnd := buf[len(rowPrefix):len(buf):len(buf)]
+	base := len(buf)
 	n := len(r.ranges)
 	for i := 0; i < n && r.budget > 0; i++ {
 		rg := r.ranges[i]
 		if r.cmd.Reversed {
 			rg = r.ranges[n-1-i]
 		}
-		lower := append(bytes.Clone(rowPrefix), rg.lo...)
+		buf = append(append(buf[:base], rowPrefix...), rg.lo...)
+		lower := buf[base:len(buf):len(buf)]
 		upper := rowEnd
 		if !rg.hiInf {
-			upper = append(bytes.Clone(rowPrefix), rg.hi...)
+			n := len(buf)
+			buf = append(append(buf, rowPrefix...), rg.hi...)
+			upper = buf[n:len(buf):len(buf)]
 		}
+		r.rbuf = buf
 		r.acc.reset()
 		var valid bool
-		if r.cmd.Reversed {
+		switch {
+		case r.cmd.Reversed:
 			valid = it.SeekLT(upper)
-		} else {
-			valid = it.SeekGE(lower)
+		case it.Valid() && bytes.Compare(it.Key(), lower) >= 0:
+			// Already there (the first slice starts at the first row, or
+			// the previous slice ended past this one's start).
+			valid = true
+		default:
+			// A prefix seek keeps using the bloom filters and stays in
+			// the partition (the comparer's Split is the partition).
+			valid = it.SeekPrefixGE(lower)
 		}
 		for ; valid && r.budget > 0; valid = r.step(it) {
 			k := it.Key()
@@ -404,8 +480,11 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 	if err != nil {
 		return err
 	}
+	r.scan.bytes += int64(len(it.Key()) + len(v))
+	r.scan.cells++
 	switch slot[0] {
 	case slotRowDeletion:
+		r.scan.tombstones++
 		d, ok := decodeDeletionValue(v)
 		if !ok {
 			return fmt.Errorf("%w: row deletion", errCorrupt)
@@ -430,9 +509,12 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 		if !decodeCellValue(v, &c) {
 			return fmt.Errorf("%w: cell value", errCorrupt)
 		}
-		// Skip cells that cannot be live before copying anything.
-		if !c.Tombstone && !c.IsLive(r.cmd.NowSec) {
-			return nil
+		if !c.IsLive(r.cmd.NowSec) {
+			r.scan.tombstones++
+			// Skip cells that cannot be live before copying anything.
+			if !c.Tombstone {
+				return nil
+			}
 		}
 		c.Column = id
 		if !c.Tombstone {
@@ -493,6 +575,7 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 	now := r.cmd.NowSec
 	markerLive := a.marker.IsLive(now) && !eff.Deletes(a.marker.Timestamp)
 	n := filterCells(a.cells, eff, now)
+	r.scan.live += int64(n)
 	if n == 0 && !markerLive {
 		return row, false
 	}

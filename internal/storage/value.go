@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"io"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cqld/cqld/internal/mutation"
@@ -129,11 +130,17 @@ const mergerName = "cqld.cell.v1"
 var cellMerger = &pebble.Merger{
 	Name: mergerName,
 	Merge: func(key, value []byte) (pebble.ValueMerger, error) {
-		m := &valueMerger{}
+		m := mergerPool.Get().(*valueMerger)
 		m.cur = append(m.buf[:0], value...)
 		return m, nil
 	},
 }
+
+// mergerPool recycles value mergers: Pebble merges every MERGE key it
+// reads, even a single operand, so a point read creates several. Finish
+// hands the merger back as the value's Closer, which returns it to the pool
+// once Pebble is done with the value.
+var mergerPool = sync.Pool{New: func() any { return new(valueMerger) }}
 
 type valueMerger struct {
 	cur []byte
@@ -155,7 +162,17 @@ func (m *valueMerger) MergeOlder(v []byte) error {
 }
 
 func (m *valueMerger) Finish(includesBase bool) ([]byte, io.Closer, error) {
-	return m.cur, nil, nil
+	return m.cur, m, nil
+}
+
+// Close implements io.Closer: Pebble no longer uses the merged value.
+func (m *valueMerger) Close() error {
+	if cap(m.cur) > 4<<10 {
+		return nil // do not keep large values alive
+	}
+	m.cur = nil
+	mergerPool.Put(m)
+	return nil
 }
 
 // newerWins reports whether b (the newer operand) wins over a. Operands of

@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+)
+
+// Per-table statistics (nodetool tablehistograms, tablestats, guardrails,
+// the advisor), sampled on reads: every read records the tombstones it
+// scanned and the live cells it returned, and every read that covers a whole
+// partition (no clustering restriction, no limit reached) records that
+// partition's stored size and cell count. The cost is a few atomic adds per
+// read; nothing is read for the sake of statistics. Cassandra computes its
+// partition histograms at flush and compaction instead: ours describe the
+// partitions the workload reads.
+
+// histogramBuckets is the number of buckets of a Histogram (Cassandra's
+// EstimatedHistogram for cell counts uses 114, enough for 2^30-scale values).
+const histogramBuckets = 114
+
+// histogramOffsets are Cassandra's EstimatedHistogram bucket offsets: 1, 2,
+// 3, ... each the previous times 1.2 rounded (at least previous + 1).
+var histogramOffsets = func() [histogramBuckets]int64 {
+	var o [histogramBuckets]int64
+	last := int64(1)
+	o[0] = last
+	for i := 1; i < histogramBuckets; i++ {
+		next := int64(math.Round(float64(last) * 1.2))
+		if next == last {
+			next++
+		}
+		o[i] = next
+		last = next
+	}
+	return o
+}()
+
+// Histogram is a snapshot of an estimated histogram: Counts[i] values were
+// <= Offsets[i] (and > Offsets[i-1]); Overflow values exceeded the last
+// offset.
+type Histogram struct {
+	Counts   [histogramBuckets]int64
+	Overflow int64
+	Max      int64
+}
+
+// Offsets returns the bucket upper bounds.
+func (h *Histogram) Offsets() []int64 { return histogramOffsets[:] }
+
+// Count returns the number of recorded values.
+func (h *Histogram) Count() int64 {
+	n := h.Overflow
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// Percentile returns the bucket upper bound under which a fraction p
+// (0..1) of the values fall, as Cassandra's EstimatedHistogram.percentile
+// (0 when empty; Max when in the overflow bucket).
+func (h *Histogram) Percentile(p float64) int64 {
+	n := h.Count()
+	if n == 0 {
+		return 0
+	}
+	target := int64(math.Ceil(float64(n) * p))
+	if target < 1 {
+		target = 1
+	}
+	var cum int64
+	for i, c := range h.Counts {
+		cum += c
+		if cum >= target {
+			return histogramOffsets[i]
+		}
+	}
+	return h.Max
+}
+
+type atomicHistogram struct {
+	counts   [histogramBuckets]atomic.Int64
+	overflow atomic.Int64
+	max      atomic.Int64
+}
+
+func bucketOf(v int64) int {
+	// Binary search the first offset >= v.
+	lo, hi := 0, histogramBuckets
+	for lo < hi {
+		m := (lo + hi) / 2
+		if histogramOffsets[m] >= v {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+func (h *atomicHistogram) add(v int64) {
+	if i := bucketOf(v); i < histogramBuckets {
+		h.counts[i].Add(1)
+	} else {
+		h.overflow.Add(1)
+	}
+	for {
+		m := h.max.Load()
+		if v <= m || h.max.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
+func (h *atomicHistogram) snapshot() Histogram {
+	var s Histogram
+	for i := range h.counts {
+		s.Counts[i] = h.counts[i].Load()
+	}
+	s.Overflow, s.Max = h.overflow.Load(), h.max.Load()
+	return s
+}
+
+// Stats is a snapshot of a table's statistics.
+type Stats struct {
+	// Reads is the number of reads (each partition of a range read counts
+	// as one).
+	Reads int64
+	// PartitionSize is the stored size in bytes (keys and values) of
+	// partitions read in full; CellCount their stored cell count (cells,
+	// markers and tombstones).
+	PartitionSize Histogram
+	CellCount     Histogram
+	// TombstonesPerRead counts the deletions, cell tombstones and expired
+	// cells scanned per partition read; LiveCellsPerRead the live cells
+	// returned.
+	TombstonesPerRead Histogram
+	LiveCellsPerRead  Histogram
+}
+
+type tableStats struct {
+	reads                             atomic.Int64
+	size, cells, tombstones, liveRead atomicHistogram
+}
+
+type tableStatsMap struct{ m sync.Map } // [16]byte -> *tableStats
+
+func (s *tableStatsMap) get(id [16]byte) *tableStats {
+	if v, ok := s.m.Load(id); ok {
+		return v.(*tableStats)
+	}
+	v, _ := s.m.LoadOrStore(id, &tableStats{})
+	return v.(*tableStats)
+}
+
+// TableStats returns the statistics of the table with the given id since
+// the engine was opened.
+func (p *Pebble) TableStats(id uuid.UUID) Stats {
+	v, ok := p.stats.m.Load([16]byte(id))
+	if !ok {
+		return Stats{}
+	}
+	ts := v.(*tableStats)
+	return Stats{
+		Reads:             ts.reads.Load(),
+		PartitionSize:     ts.size.snapshot(),
+		CellCount:         ts.cells.snapshot(),
+		TombstonesPerRead: ts.tombstones.snapshot(),
+		LiveCellsPerRead:  ts.liveRead.snapshot(),
+	}
+}
+
+// partitionScan counts what a read of one partition scanned.
+type partitionScan struct {
+	bytes, cells, tombstones, live int64
+}
+
+func (ts *tableStats) record(s *partitionScan, whole bool) {
+	ts.reads.Add(1)
+	ts.tombstones.add(s.tombstones)
+	ts.liveRead.add(s.live)
+	if whole {
+		ts.size.add(s.bytes)
+		ts.cells.add(s.cells)
+	}
+}
