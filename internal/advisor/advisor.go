@@ -42,6 +42,9 @@ func (noData) Read(context.Context, *schema.Table, query.Consistency, *mutation.
 	return nil, nil
 }
 func (noData) Truncate(context.Context, *schema.Table) error { return nil }
+func (noData) LockPartitions(context.Context, []query.PartitionRef) (func(), error) {
+	return func() {}, nil
+}
 
 type noTokens struct{}
 
@@ -118,8 +121,12 @@ func (a *analyzer) add(rule, table, q, msg, fix string) {
 }
 
 func (a *analyzer) applySchemaStatement(st cql.Statement) {
-	if u, ok := st.(*cql.Unsupported); ok {
-		a.unsupported(u.Feature)
+	switch x := st.(type) {
+	case *cql.Unsupported:
+		a.unsupported(x.Feature)
+		return
+	case *cql.CreateIndex, *cql.CreateMaterializedView:
+		a.unsupported(cql.StatementName(x))
 		return
 	}
 	text := cql.Format(st)

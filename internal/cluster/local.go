@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"hash/fnv"
+	"sort"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
@@ -16,12 +18,21 @@ import (
 // replication can offer on one node.
 type Local struct {
 	engine storage.Engine
+	// stripes are the partition locks of LockPartitions: a buffered
+	// channel of capacity one per stripe, so that waiting can be cancelled.
+	stripes [lockStripes]chan struct{}
 }
 
 var _ query.Coordinator = (*Local)(nil)
 
 // NewLocal returns a coordinator over engine.
-func NewLocal(engine storage.Engine) *Local { return &Local{engine: engine} }
+func NewLocal(engine storage.Engine) *Local {
+	l := &Local{engine: engine}
+	for i := range l.stripes {
+		l.stripes[i] = make(chan struct{}, 1)
+	}
+	return l
+}
 
 // Mutate implements query.Coordinator.
 func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistency, updates []*mutation.PartitionUpdate) error {
@@ -57,4 +68,45 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 // Truncate implements query.Coordinator.
 func (l *Local) Truncate(ctx context.Context, t *schema.Table) error {
 	return l.engine.DropTable(ctx, t.ID)
+}
+
+// lockStripes is the number of partition lock stripes: partitions hash onto
+// stripes, so unrelated partitions may share a lock (never a correctness
+// problem, only contention).
+const lockStripes = 1024
+
+// LockPartitions implements query.Coordinator. Stripes are acquired in
+// ascending index order, which rules out deadlocks between callers.
+func (l *Local) LockPartitions(ctx context.Context, parts []query.PartitionRef) (func(), error) {
+	idx := make([]int, 0, len(parts))
+	for _, p := range parts {
+		h := fnv.New64a()
+		h.Write(p.TableID[:])
+		h.Write(p.Key)
+		idx = append(idx, int(h.Sum64()%lockStripes))
+	}
+	sort.Ints(idx)
+	uniq := idx[:0]
+	for i, v := range idx {
+		if i == 0 || v != idx[i-1] {
+			uniq = append(uniq, v)
+		}
+	}
+	held := make([]int, 0, len(uniq))
+	unlock := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			<-l.stripes[held[i]]
+		}
+	}
+	for _, s := range uniq {
+		select {
+		case l.stripes[s] <- struct{}{}:
+			held = append(held, s)
+		case <-ctx.Done():
+			unlock()
+			return nil, &cqlerr.Error{Code: cqlerr.WriteTimeout, Message: "Operation timed out - received only 0 responses.",
+				Consistency: uint16(query.Serial), Received: 0, BlockFor: 1, WriteType: "CAS"}
+		}
+	}
+	return unlock, nil
 }

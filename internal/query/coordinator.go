@@ -35,6 +35,22 @@ type Coordinator interface {
 	Read(ctx context.Context, t *schema.Table, cl Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error)
 	// Truncate removes all data of t on every replica.
 	Truncate(ctx context.Context, t *schema.Table) error
+	// LockPartitions blocks until the caller holds the exclusive lock of
+	// every listed partition, and returns the function that releases them
+	// (call it exactly once). Reads and mutations made while holding the
+	// locks are linearizable with respect to every other holder: it is what
+	// counter updates, list index operations and lightweight transactions
+	// use for their read-modify-write (the role of Paxos and the counter
+	// lock in Cassandra). Locks are taken in a fixed order, so callers may
+	// pass partitions in any order without deadlocking; it fails only when
+	// ctx is done first.
+	LockPartitions(ctx context.Context, parts []PartitionRef) (unlock func(), err error)
+}
+
+// PartitionRef names one partition of a table.
+type PartitionRef struct {
+	TableID [16]byte
+	Key     []byte // serialized partition key
 }
 
 // Partitioner computes the token of a serialized partition key (Murmur3).

@@ -259,10 +259,7 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 		all = append(all, c.modify)
 		allOpts = append(allOpts, &o)
 	}
-	if err := e.executeBatch(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options); err != nil {
-		return nil, err
-	}
-	return &Result{Kind: VoidResult}, nil
+	return e.executeBatchResult(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options)
 }
 
 // run executes a compiled statement.
@@ -348,7 +345,7 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 	case *cql.Unsupported:
 		return nil, cqlerr.NotImplemented(st.Feature)
 	default:
-		return nil, cqlerr.NotImplemented("this statement")
+		return nil, cqlerr.NotImplemented(cql.StatementName(stmt))
 	}
 	if err != nil {
 		return nil, err

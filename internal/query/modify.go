@@ -28,6 +28,8 @@ type modifyPlan struct {
 	deleteRow bool
 	ttl       termFn
 	timestamp termFn
+	// cas holds the IF clause of a conditional statement (nil otherwise).
+	cas *casSpec
 }
 
 // keyVals are the values restricting one key column: one function for =,
@@ -37,11 +39,14 @@ type keyVals struct {
 	listMarker bool
 }
 
-// columnOp writes or deletes one column.
+// columnOp writes or deletes one column (or elements of a non-frozen
+// collection, or increments a counter): see opKind.
 type columnOp struct {
 	col    *schema.Column
-	value  termFn // nil: delete the column
-	delete bool
+	kind   opKind
+	value  termFn // nil for deletes
+	elem   termFn // element key or list index (opSetElem, opDelElem)
+	delete bool   // kind == opDelete
 }
 
 // sliceTerms is a range on one clustering column.
@@ -89,8 +94,8 @@ func (e *Executor) compileInsert(c *compiled, s *schema.Schema, st *cql.Insert, 
 	if st.Json != nil {
 		return cqlerr.NotImplemented("INSERT JSON")
 	}
-	if st.IfNotExists {
-		return cqlerr.NotImplemented("INSERT ... IF NOT EXISTS (lightweight transactions)")
+	if t.IsCounter {
+		return cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
 	if len(st.Columns) != len(st.Values) {
 		return cqlerr.Invalidf("Unmatched column names/values")
@@ -126,14 +131,17 @@ func (e *Executor) compileInsert(c *compiled, s *schema.Schema, st *cql.Insert, 
 			if err := checkWritable(col); err != nil {
 				return err
 			}
-			if t.IsCounter {
-				return cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
-			}
-			p.ops = append(p.ops, columnOp{col: col, value: f})
+			p.ops = append(p.ops, columnOp{col: col, kind: opSet, value: f})
 		}
 	}
 	if err := checkKeyComplete(t, p, hasStaticOnly && len(p.ops) > 0); err != nil {
 		return err
+	}
+	if st.IfNotExists {
+		if err := checkConditional(t, p, st.Using, "updates"); err != nil {
+			return err
+		}
+		p.cas = &casSpec{ifNotExists: true}
 	}
 	c.modify = p
 	c.pkIndexes = pkIndexes(c, t, st.Values, st.Columns)
@@ -183,7 +191,7 @@ func pkIndexesFromWhere(t *schema.Table, where []cql.Relation) []uint16 {
 }
 
 func checkWritable(col *schema.Column) error {
-	if col.Type.IsMultiCell() {
+	if col.Type.IsMultiCell() && !isCollection(col.Type) {
 		return cqlerr.NotImplemented("writing non-frozen collection or UDT columns")
 	}
 	return nil
@@ -457,11 +465,11 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err != nil {
 		return err
 	}
-	if st.IfExists || len(st.Conditions) > 0 {
-		return cqlerr.NotImplemented("UPDATE ... IF (lightweight transactions)")
-	}
 	p := &modifyPlan{table: t}
 	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	if err := checkCounterUsing(t, st.Using); err != nil {
 		return err
 	}
 	staticOnly := true
@@ -476,26 +484,27 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
-		if a.Element != nil || a.Field != "" {
-			return cqlerr.NotImplemented("element and field assignments")
-		}
-		if col.Type.Kind == types.Counter || a.Op != '=' {
-			return cqlerr.NotImplemented("counter and collection update operations")
-		}
-		if err := checkWritable(col); err != nil {
-			return err
-		}
-		f, err := c.compileTerm(a.Value, spec(t, col.Name, col.Type), e.now)
+		op, err := c.compileAssignment(t, col, a, e.now)
 		if err != nil {
 			return err
 		}
-		p.ops = append(p.ops, columnOp{col: col, value: f})
+		p.ops = append(p.ops, op)
 	}
 	if err := c.compileWhereKeys(p, st.Where, false, e.now); err != nil {
 		return err
 	}
 	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0); err != nil {
 		return err
+	}
+	if st.IfExists || len(st.Conditions) > 0 {
+		if err := checkConditional(t, p, st.Using, "updates"); err != nil {
+			return err
+		}
+		cs, err := c.compileConditions(t, st.IfExists, st.Conditions, e.now)
+		if err != nil {
+			return err
+		}
+		p.cas = cs
 	}
 	c.modify = p
 	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
@@ -507,14 +516,14 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	if err != nil {
 		return err
 	}
-	if st.IfExists || len(st.Conditions) > 0 {
-		return cqlerr.NotImplemented("DELETE ... IF (lightweight transactions)")
-	}
 	if st.Using.TTL != nil {
 		return cqlerr.Invalidf("TTL attribute is not allowed for deletes")
 	}
 	p := &modifyPlan{table: t}
 	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	if err := checkCounterUsing(t, st.Using); err != nil {
 		return err
 	}
 	staticOnly := true
@@ -526,16 +535,24 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		if col.IsPrimaryKey() {
 			return cqlerr.Invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", col.Name)
 		}
-		if tg.Element != nil || tg.Field != "" {
-			return cqlerr.NotImplemented("deleting collection elements and UDT fields")
+		if tg.Field != "" {
+			return cqlerr.NotImplemented("deleting UDT fields")
 		}
 		if col.Kind == schema.Regular {
 			staticOnly = false
 		}
-		if col.Type.IsMultiCell() {
-			return cqlerr.NotImplemented("deleting non-frozen collection or UDT columns")
+		if tg.Element != nil {
+			op, err := c.compileElementDeletion(t, col, tg.Element, e.now)
+			if err != nil {
+				return err
+			}
+			p.ops = append(p.ops, op)
+			continue
 		}
-		p.ops = append(p.ops, columnOp{col: col, delete: true})
+		if err := checkWritable(col); err != nil {
+			return err
+		}
+		p.ops = append(p.ops, columnOp{col: col, kind: opDelete, delete: true})
 	}
 	p.deleteRow = len(st.Targets) == 0
 	if err := c.compileWhereKeys(p, st.Where, p.deleteRow, e.now); err != nil {
@@ -575,6 +592,19 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	}
 	if !p.deleteRow && staticOnly && n == 0 {
 		p.ck = nil
+	}
+	if st.IfExists || len(st.Conditions) > 0 {
+		if err := checkConditional(t, p, st.Using, "deletions"); err != nil {
+			return err
+		}
+		cs, err := c.compileConditions(t, st.IfExists, st.Conditions, e.now)
+		if err != nil {
+			return err
+		}
+		if (p.ckSlice != nil || (p.deleteRow && n < len(p.ck))) && !cs.staticOnly() {
+			return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.Clustering[n].Name)
+		}
+		p.cas = cs
 	}
 	c.modify = p
 	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
@@ -621,6 +651,16 @@ func (e *Executor) compileBatchStatement(c *compiled, s *schema.Schema, st *cql.
 		b.stmts = append(b.stmts, c.modify)
 		c.modify = nil
 	}
+	if b.timestamp != nil {
+		for _, p := range b.stmts {
+			if p.cas != nil {
+				return cqlerr.Invalidf("Cannot provide custom timestamp for conditional BATCH")
+			}
+		}
+		if b.typ == cql.CounterBatch {
+			return cqlerr.Invalidf("Cannot provide custom timestamp for counter BATCH")
+		}
+	}
 	c.pkIndexes = nil
 	c.batch = b
 	return nil
@@ -643,10 +683,7 @@ func (e *Executor) executeBatchPlan(ctx context.Context, b *batchPlan, opts *Opt
 	for i := range b.stmts {
 		all[i] = opts
 	}
-	if err := e.executeBatch(ctx, b.typ, b.stmts, all, &bopts); err != nil {
-		return nil, err
-	}
-	return &Result{Kind: VoidResult}, nil
+	return e.executeBatchResult(ctx, b.typ, b.stmts, all, &bopts)
 }
 
 // writeParams are the timestamp and TTL of one write.
@@ -693,8 +730,10 @@ func (e *Executor) writeParams(p *modifyPlan, opts *Options) (writeParams, error
 	return w, nil
 }
 
-// buildUpdates evaluates a modify plan into partition updates.
-func (e *Executor) buildUpdates(p *modifyPlan, opts *Options, w writeParams) ([]*mutation.PartitionUpdate, error) {
+// buildUpdates evaluates a modify plan into partition updates. When the
+// plan reads before writing (counters, list index operations, list element
+// removal), the caller must hold the locks of the plan's partitions.
+func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Options, w writeParams) ([]*mutation.PartitionUpdate, error) {
 	t := p.table
 	keys, err := partitionKeys(t, p.pk, opts.Values)
 	if err != nil {
@@ -711,43 +750,33 @@ func (e *Executor) buildUpdates(p *modifyPlan, opts *Options, w writeParams) ([]
 	if w.ttl > 0 {
 		expiry = w.nowSec + int64(w.ttl)
 	}
-	// Cells are the same for every row.
+	reads := p.needsRead()
+	// Without reads the cells are the same for every row.
 	var cells, staticCells []mutation.Cell
-	for _, op := range p.ops {
-		cell := mutation.Cell{Column: op.col.ID, Timestamp: w.ts, LocalDeletionTime: mutation.NoDeletion}
-		if op.delete {
-			cell.Tombstone, cell.LocalDeletionTime = true, w.nowSec
-		} else {
-			b, unset, err := op.value(opts.Values)
-			if err != nil {
-				return nil, err
-			}
-			if unset {
-				continue
-			}
-			if b == nil {
-				cell.Tombstone, cell.LocalDeletionTime = true, w.nowSec
-			} else {
-				cell.Value = b
-				if w.ttl > 0 {
-					cell.TTL, cell.LocalDeletionTime = w.ttl, expiry
-				}
-			}
-		}
-		if op.col.Kind == schema.Static {
-			staticCells = append(staticCells, cell)
-		} else {
-			cells = append(cells, cell)
+	if !reads {
+		if cells, staticCells, err = e.rowCells(p, opts.Values, w, nil); err != nil {
+			return nil, err
 		}
 	}
-	sortCells(cells)
-	sortCells(staticCells)
 	deletion := mutation.Deletion{MarkedForDeleteAt: w.ts, LocalDeletionTime: w.nowSec}
 	var out []*mutation.PartitionUpdate
 	for _, key := range keys {
 		u := &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key), Deletion: mutation.Live}
-		if len(staticCells) > 0 {
-			u.Static = &mutation.Row{Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: staticCells}
+		var cur *mutation.Partition
+		if reads {
+			if cur, err = e.readCurrent(ctx, t, key, u.Token, cks, w.nowSec); err != nil {
+				return nil, err
+			}
+			if p.ck == nil || len(t.Clustering) == 0 || len(cks) == 1 && len(cks[0]) == 0 && len(t.Clustering) > 0 {
+				// Static-only (or no read of rows needed for the statics).
+				var row []mutation.Cell
+				if len(t.Clustering) == 0 {
+					row = currentCells(t, cur, nil)
+				}
+				if cells, staticCells, err = e.rowCells(p, opts.Values, w, &currentRow{cells: row, static: staticOf(cur)}); err != nil {
+					return nil, err
+				}
+			}
 		}
 		switch {
 		case p.deleteRow && len(cks) == 1 && len(cks[0]) == 0 && p.ckSlice == nil:
@@ -766,6 +795,7 @@ func (e *Executor) buildUpdates(p *modifyPlan, opts *Options, w writeParams) ([]
 				u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
 			}
 		default:
+			first := true
 			for _, ck := range cks {
 				if len(ck) == 0 && len(t.Clustering) > 0 {
 					continue // static-only write
@@ -775,15 +805,33 @@ func (e *Executor) buildUpdates(p *modifyPlan, opts *Options, w writeParams) ([]
 						return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
 					}
 				}
-				row := mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: cells}
+				rowCells := cells
+				if reads && len(t.Clustering) > 0 {
+					rc, sc, err := e.rowCells(p, opts.Values, w, &currentRow{cells: currentCells(t, cur, ck), static: staticOf(cur)})
+					if err != nil {
+						return nil, err
+					}
+					rowCells = rc
+					if first {
+						staticCells = sc
+					}
+				}
+				first = false
+				row := mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: rowCells}
 				if p.insert {
 					row.Marker = mutation.Liveness{Timestamp: w.ts, LocalDeletionTime: mutation.NoDeletion}
 					if w.ttl > 0 {
 						row.Marker.TTL, row.Marker.LocalDeletionTime = w.ttl, expiry
 					}
 				}
+				if len(row.Cells) == 0 && !p.insert {
+					continue
+				}
 				u.Rows = append(u.Rows, row)
 			}
+		}
+		if len(staticCells) > 0 {
+			u.Static = &mutation.Row{Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: staticCells}
 		}
 		if u.Static == nil && len(u.Rows) == 0 && u.Deletion.IsLive() && len(u.RangeTombstones) == 0 {
 			continue
@@ -840,11 +888,24 @@ func appendClone(prefix [][]byte, v []byte) [][]byte {
 
 func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options) (*Result, error) {
 	p := c.modify
+	if err := checkWriteConsistency(p, opts); err != nil {
+		return nil, err
+	}
+	if p.cas != nil {
+		return e.executeCAS(ctx, []*modifyPlan{p}, []*Options{opts}, opts, false /* batch */)
+	}
+	if p.needsRead() {
+		unlock, err := e.lockPlans(ctx, []*modifyPlan{p}, []*Options{opts})
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	w, err := e.writeParams(p, opts)
 	if err != nil {
 		return nil, err
 	}
-	ups, err := e.buildUpdates(p, opts, w)
+	ups, err := e.buildUpdates(ctx, p, opts, w)
 	if err != nil {
 		return nil, err
 	}
@@ -857,36 +918,104 @@ func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options
 	return &Result{Kind: VoidResult}, nil
 }
 
+// lockPlans takes the partition locks of every partition the plans write.
+func (e *Executor) lockPlans(ctx context.Context, plans []*modifyPlan, opts []*Options) (func(), error) {
+	var refs []PartitionRef
+	for i, p := range plans {
+		keys, err := partitionKeys(p.table, p.pk, opts[i].Values)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			refs = append(refs, PartitionRef{TableID: p.table.ID, Key: k})
+		}
+	}
+	return e.cfg.Coordinator.LockPartitions(ctx, refs)
+}
+
 // executeBatch applies the statements of a batch, grouped by table. Every
-// statement without its own timestamp uses the batch's.
+// statement without its own timestamp uses the batch's. Conditional
+// batches go through executeCAS; batches that read before writing
+// (counters, list index operations) hold the partition locks and apply
+// statement by statement, so that each one reads what the previous wrote
+// (two increments of one counter in a batch both count, as in Cassandra).
 func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []*modifyPlan, opts []*Options, bopts *Options) error {
+	_, err := e.executeBatchResult(ctx, typ, stmts, opts, bopts)
+	return err
+}
+
+func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, stmts []*modifyPlan, opts []*Options, bopts *Options) (*Result, error) {
 	batchTS := e.timestamp()
 	if bopts.HasTimestamp {
 		batchTS = bopts.Timestamp
 	}
-	byTable := map[*schema.Table][]*mutation.PartitionUpdate{}
-	var order []*schema.Table
+	conditional, reads := false, false
 	for i, p := range stmts {
 		if p.timestamp != nil && typ != cql.CounterBatch && bopts.HasTimestamp {
-			return cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
+			return nil, cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
 		}
 		if typ == cql.CounterBatch && !p.table.IsCounter {
-			return cqlerr.Invalidf("Cannot include non-counter statement in a counter batch")
+			return nil, cqlerr.Invalidf("Cannot include non-counter statement in a counter batch")
 		}
 		if typ != cql.CounterBatch && p.table.IsCounter {
-			return cqlerr.Invalidf("Counter mutations are only allowed in COUNTER batches")
+			return nil, cqlerr.Invalidf("Counter mutations are only allowed in COUNTER batches")
 		}
+		if p.cas != nil {
+			conditional = true
+		}
+		if err := checkWriteConsistency(p, bopts); err != nil {
+			return nil, err
+		}
+		if p.needsRead() {
+			reads = true
+		}
+		_ = i
+	}
+	if conditional {
+		return e.executeCAS(ctx, stmts, opts, bopts, true /* batch */)
+	}
+	if reads {
+		unlock, err := e.lockPlans(ctx, stmts, opts)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	build := func(i int) ([]*mutation.PartitionUpdate, error) {
+		p := stmts[i]
 		o := *opts[i]
-		if !o.HasTimestamp {
+		if !o.HasTimestamp && !p.table.IsCounter {
 			o.Timestamp, o.HasTimestamp = batchTS, true
 		}
 		w, err := e.writeParams(p, &o)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		ups, err := e.buildUpdates(p, &o, w)
+		return e.buildUpdates(ctx, p, &o, w)
+	}
+	if reads {
+		// Statements are applied one by one below; evaluate them all first
+		// so that a rejected batch writes nothing.
+		for i := range stmts {
+			if _, err := build(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	byTable := map[*schema.Table][]*mutation.PartitionUpdate{}
+	var order []*schema.Table
+	for i, p := range stmts {
+		ups, err := build(i)
 		if err != nil {
-			return err
+			return nil, err
+		}
+		if reads {
+			if len(ups) > 0 {
+				if err := e.cfg.Coordinator.Mutate(ctx, p.table, Consistency(bopts.Consistency), ups); err != nil {
+					return nil, err
+				}
+			}
+			continue
 		}
 		if _, ok := byTable[p.table]; !ok {
 			order = append(order, p.table)
@@ -898,8 +1027,8 @@ func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []
 			continue
 		}
 		if err := e.cfg.Coordinator.Mutate(ctx, t, Consistency(bopts.Consistency), byTable[t]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return &Result{Kind: VoidResult}, nil
 }

@@ -66,7 +66,7 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 		in++
 		return true, nil
 	}
-	noClusteringRestriction := len(p.ck) == 0 && p.ckSlice == nil
+	noClusteringRestriction := len(p.ck) == 0 && p.ckSlice == nil && p.ckTuple == nil
 	if len(part.Rows) == 0 || p.distinct {
 		if (part.Static != nil || p.distinct) && noClusteringRestriction && in < r.perPartition && already == 0 {
 			if _, err := emit(outRow{key: key, token: part.Token, static: static}); err != nil {
@@ -243,7 +243,10 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 		if r.perPartition != math.MaxInt32 {
 			cmd.PerPartitionLimit = int(r.perPartition)
 		}
-		rowLimited := len(p.filters) == 0 && !p.distinct && want != math.MaxInt32
+		// The engine counts a partition returned with only its static row
+		// as a row, which yields no row here when clustering columns are
+		// restricted: such reads go by partition batches instead.
+		rowLimited := len(p.filters) == 0 && !p.distinct && want != math.MaxInt32 && r.slices == nil
 		if rowLimited {
 			cmd.RowLimit = want - len(rows)
 		} else {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"math"
@@ -29,14 +30,22 @@ type selectPlan struct {
 	// Clustering prefix (= / IN) and an optional slice after it.
 	ck      []*keyVals
 	ckSlice *sliceTerms
+	// ckTuple is a multi-column IN or slice after the ck prefix.
+	ckTuple *tupleRestriction
 	// filters are evaluated on rows (ALLOW FILTERING).
 	filters []rowFilter
 
-	selectors     []selector
+	selectors     []*selExpr
 	resultColumns []ColumnSpec
 	aggregate     bool
-	distinct      bool
-	reversed      bool
+	// groupBy is the primary-key prefix of GROUP BY (nil when none).
+	groupBy []*schema.Column
+	// groupFn is a floor() time bucket on the last GROUP BY column.
+	groupFn  *selExpr
+	json     bool
+	now      nowFunc
+	distinct bool
+	reversed bool
 	// orderBy is set when rows of several partitions must be merged in
 	// clustering order (IN on the partition key with ORDER BY).
 	orderBy           bool
@@ -50,47 +59,32 @@ type rowFilter struct {
 	op    cql.Operator
 	value termFn
 	in    *keyVals
+	// mapKey is set for m[key] = value relations.
+	mapKey termFn
+	// tuple is a multi-column slice checked row by row.
+	tuple *tupleRestriction
 }
-
-// selector computes one output column from a row.
-type selector struct {
-	kind   selectorKind
-	col    *schema.Column
-	spec   ColumnSpec
-	isStar bool
-}
-
-type selectorKind uint8
-
-const (
-	selColumn selectorKind = iota
-	selWritetime
-	selTTL
-	selToken
-	selCountRows
-	selCountColumn
-)
 
 func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, keyspace string) error {
 	t, err := resolveTable(s, st.Table, keyspace)
 	if err != nil {
 		return err
 	}
-	if st.Json {
-		return cqlerr.NotImplemented("SELECT JSON")
-	}
-	if len(st.GroupBy) > 0 {
-		return cqlerr.NotImplemented("GROUP BY")
-	}
-	p := &selectPlan{table: t, distinct: st.Distinct}
-	if err := c.compileSelectors(p, st); err != nil {
+	p := &selectPlan{table: t, distinct: st.Distinct, json: st.Json, now: e.now}
+	if err := c.compileSelectors(p, st, e.now); err != nil {
 		return err
 	}
 	if err := c.compileRestrictions(p, st, e.now); err != nil {
 		return err
 	}
+	if err := p.compileGroupBy(c, st); err != nil {
+		return err
+	}
 	if err := p.compileOrderBy(st); err != nil {
 		return err
+	}
+	if p.json {
+		p.resultColumns = []ColumnSpec{spec(t, "[json]", types.TextType)}
 	}
 	if st.Limit != nil {
 		f, err := c.compileTerm(st.Limit, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[limit]", Type: types.IntType}, e.now)
@@ -100,6 +94,12 @@ func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, 
 		p.limit = f
 	}
 	if st.PerPartitionLimit != nil {
+		if p.distinct {
+			return cqlerr.Invalidf("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+		}
+		if p.aggregate && len(p.groupBy) == 0 {
+			return cqlerr.Invalidf("PER PARTITION LIMIT is not allowed with aggregate queries.")
+		}
 		f, err := c.compileTerm(st.PerPartitionLimit, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[per_partition_limit]", Type: types.IntType}, e.now)
 		if err != nil {
 			return err
@@ -111,11 +111,13 @@ func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, 
 	return nil
 }
 
-func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select) error {
+func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) error {
 	t := p.table
 	if st.Star {
 		for _, col := range t.Columns {
-			p.selectors = append(p.selectors, selector{kind: selColumn, col: col, isStar: true})
+			col := col
+			p.selectors = append(p.selectors, &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte { return ctx.row.value(ctx.t, col) }},
+				name: col.Name, typ: col.Type, col: col})
 			p.resultColumns = append(p.resultColumns, spec(t, col.Name, col.Type))
 		}
 		if st.Distinct {
@@ -123,100 +125,21 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select) error {
 		}
 		return nil
 	}
-	for _, sel := range st.Selectors {
-		var s selector
-		name := ""
-		switch x := sel.Expr.(type) {
-		case *cql.ColumnSel:
-			col, err := columnOf(t, x.Name)
-			if err != nil {
-				return err
-			}
-			s = selector{kind: selColumn, col: col}
-			name = col.Name
-			s.spec = spec(t, name, col.Type)
-		case *cql.FunctionSel:
-			fn := strings.ToLower(x.Name.Name)
-			switch {
-			case fn == "count" && (x.Star || len(x.Args) == 1 && isCountOne(x.Args[0])):
-				s = selector{kind: selCountRows}
-				name = "count"
-				s.spec = spec(t, name, types.BigintType)
-				p.aggregate = true
-			case fn == "count" && len(x.Args) == 1:
-				cs, ok := x.Args[0].(*cql.ColumnSel)
-				if !ok {
-					return cqlerr.NotImplemented("count() of an expression")
-				}
-				col, err := columnOf(t, cs.Name)
-				if err != nil {
-					return err
-				}
-				s = selector{kind: selCountColumn, col: col}
-				name = "system.count(" + col.Name + ")"
-				s.spec = spec(t, name, types.BigintType)
-				p.aggregate = true
-			case fn == "writetime" || fn == "ttl":
-				if len(x.Args) != 1 {
-					return cqlerr.Invalidf("Invalid number of arguments for %s", fn)
-				}
-				cs, ok := x.Args[0].(*cql.ColumnSel)
-				if !ok {
-					return cqlerr.Invalidf("Invalid argument for %s", fn)
-				}
-				col, err := columnOf(t, cs.Name)
-				if err != nil {
-					return err
-				}
-				if col.IsPrimaryKey() {
-					return cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, col.Name)
-				}
-				if col.Type.IsMultiCell() {
-					return cqlerr.NotImplemented(fn + "() on non-frozen collections")
-				}
-				if fn == "writetime" {
-					s = selector{kind: selWritetime, col: col}
-					s.spec = spec(t, "writetime("+col.Name+")", types.BigintType)
-				} else {
-					s = selector{kind: selTTL, col: col}
-					s.spec = spec(t, "ttl("+col.Name+")", types.IntType)
-				}
-				name = s.spec.Name
-			case fn == "token":
-				if len(x.Args) != len(t.PartitionKey) {
-					return cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(x.Args))
-				}
-				var names []string
-				for i, a := range x.Args {
-					cs, ok := a.(*cql.ColumnSel)
-					if !ok || cs.Name != t.PartitionKey[i].Name {
-						return cqlerr.Invalidf("The token function arguments must be the partition key columns, in order")
-					}
-					names = append(names, cs.Name)
-				}
-				s = selector{kind: selToken}
-				name = "system.token(" + strings.Join(names, ", ") + ")"
-				s.spec = spec(t, name, types.BigintType)
-			default:
-				return cqlerr.NotImplemented("function " + fn + " in selectors")
-			}
-		default:
-			return cqlerr.NotImplemented("this kind of selector")
-		}
-		if sel.Alias != "" {
-			s.spec.Name = sel.Alias
-		}
-		p.selectors = append(p.selectors, s)
-		p.resultColumns = append(p.resultColumns, s.spec)
+	sels, err := c.compileSelection(t, st.Selectors, now)
+	if err != nil {
+		return err
 	}
-	if p.aggregate {
-		for _, s := range p.selectors {
-			if s.kind != selCountRows && s.kind != selCountColumn {
-				return cqlerr.NotImplemented("mixing aggregates and columns without GROUP BY")
-			}
+	p.selectors = sels
+	for _, s := range sels {
+		p.resultColumns = append(p.resultColumns, spec(t, s.name, s.typ))
+		if s.agg {
+			p.aggregate = true
 		}
 	}
 	if st.Distinct {
+		if p.aggregate {
+			// Cassandra counts distinct partitions: allowed.
+		}
 		seenPK := 0
 		for _, s := range p.selectors {
 			if s.col == nil {
@@ -229,7 +152,7 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select) error {
 				seenPK++
 			}
 		}
-		if seenPK < len(t.PartitionKey) {
+		if seenPK < len(t.PartitionKey) && !p.aggregate {
 			for _, pkc := range t.PartitionKey {
 				found := false
 				for _, s := range p.selectors {
@@ -279,14 +202,37 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue
 		}
 		if r.Tuple {
-			return cqlerr.NotImplemented("multi-column relations")
-		}
-		if r.MapKey != nil {
-			return cqlerr.NotImplemented("map element relations")
+			if err := c.compileTupleRelation(p, r, ck, now); err != nil {
+				return err
+			}
+			continue
 		}
 		col, err := columnOf(t, r.Columns[0])
 		if err != nil {
 			return err
+		}
+		if r.MapKey != nil {
+			f, err := c.compileMapElementRelation(p, col, r, now)
+			if err != nil {
+				return err
+			}
+			p.filters = append(p.filters, *f)
+			continue
+		}
+		switch r.Op {
+		case cql.OpNeq, cql.OpNotIn, cql.OpNotContains, cql.OpNotContainsKey:
+			return cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
+		case cql.OpIsNot:
+			return cqlerr.Invalidf("Unsupported restriction: %s", relText(r))
+		case cql.OpLike:
+			return cqlerr.Invalidf("LIKE restriction is only supported on properly indexed columns. %s is not valid.", relText(r))
+		case cql.OpContains, cql.OpContainsKey:
+			f, err := c.compileContains(t, col, r, now)
+			if err != nil {
+				return err
+			}
+			p.filters = append(p.filters, *f)
+			continue
 		}
 		recv := spec(t, col.Name, col.Type)
 		switch {
@@ -352,6 +298,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 				}
 				p.filters = append(p.filters, rowFilter{col: col, op: r.Op, value: f})
 			case cql.OpIn:
+				if col.Type.IsMultiCell() {
+					return cqlerr.Invalidf("Collection column '%s' (%s) cannot be restricted by a 'IN' relation", col.Name, col.Type)
+				}
 				kv, err := c.compileIn(t, col, r, now)
 				if err != nil {
 					return err
@@ -401,6 +350,33 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		n++
 	}
 	var slice *sliceTerms
+	if tr := p.ckTuple; tr != nil {
+		if tr.start < n {
+			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", tr.cols[0].Name)
+		}
+		if tr.start > n {
+			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", tr.cols[0].Name, t.Clustering[n].Name)
+		}
+		for i := n; i < len(ck); i++ {
+			restricted := ck[i] != nil
+			for _, s := range ckSlices {
+				if s.col.Position == i {
+					restricted = true
+				}
+			}
+			if !restricted {
+				continue
+			}
+			if i < tr.start+len(tr.cols) {
+				return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality", t.Clustering[i].Name)
+			}
+			return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, tr.cols[0].Name)
+		}
+		if tr.lower == nil && tr.upper == nil && tr.in == nil {
+			p.ckTuple = nil
+		}
+		ckSlices = nil
+	}
 	for _, s := range ckSlices {
 		if s.col.Position < n {
 			// = and a slice on the same column.
@@ -437,7 +413,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	if !usable {
 		// Keep the prefix; the rest is filtered.
 	}
-	if p.pk == nil && (n > 0 || slice != nil) && !st.AllowFiltering {
+	if p.pk == nil && (n > 0 || slice != nil || p.ckTuple != nil) && !st.AllowFiltering {
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
 	// Regular and static column restrictions.
@@ -456,7 +432,10 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		keep = append(keep, f)
 	}
 	p.filters = keep
-	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil) {
+	if p.ckTuple != nil && p.ckTuple.mixedOrder() {
+		p.filters = append(p.filters, rowFilter{tuple: p.ckTuple})
+	}
+	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil) {
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
 	return nil
@@ -639,12 +618,15 @@ func decodePaging(t *schema.Table, b []byte) (*pagingState, error) {
 // slices computes the clustering slices of the query in clustering order.
 func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 	t := p.table
-	if len(p.ck) == 0 && p.ckSlice == nil {
+	if len(p.ck) == 0 && p.ckSlice == nil && p.ckTuple == nil {
 		return nil, nil
 	}
 	prefixes, err := clusterings(t, p.ck, vals)
 	if err != nil {
 		return nil, err
+	}
+	if p.ckTuple != nil {
+		return p.tupleSlices(prefixes, vals)
 	}
 	out := make([]mutation.Slice, 0, len(prefixes))
 	for _, pre := range prefixes {
@@ -707,16 +689,30 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 	if p.distinct {
 		perPartition = 1
 	}
+	// With GROUP BY, PER PARTITION LIMIT counts groups.
+	groupsPerPartition := int32(math.MaxInt32)
+	if len(p.groupBy) > 0 {
+		groupsPerPartition, perPartition = perPartition, math.MaxInt32
+	}
 	slices, err := p.slices(vals)
 	if err != nil {
 		return nil, err
 	}
 	pageSize := opts.PageSize
-	if pageSize <= 0 || p.aggregate || p.orderBy {
+	if p.orderBy && !p.aggregate && len(p.groupBy) == 0 && pageSize > 0 && limit > pageSize {
+		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+	}
+	// With GROUP BY, pages count groups (groupPageSize); a plain aggregate
+	// query is one page.
+	groupPageSize := int32(math.MaxInt32)
+	if len(p.groupBy) > 0 && pageSize > 0 && !p.orderBy {
+		groupPageSize = pageSize
+	}
+	if pageSize <= 0 || p.aggregate || len(p.groupBy) > 0 || p.orderBy {
 		pageSize = math.MaxInt32
 	}
 	var ps *pagingState
-	if len(opts.PagingState) > 0 && !p.aggregate {
+	if len(opts.PagingState) > 0 && (!p.aggregate || len(p.groupBy) > 0) {
 		ps, err = decodePaging(t, opts.PagingState)
 		if err != nil {
 			return nil, err
@@ -732,14 +728,69 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 	if limit < want {
 		want = limit
 	}
+	if p.aggregate || len(p.groupBy) > 0 {
+		// LIMIT counts output rows (groups); the aggregation reads it all.
+		want = math.MaxInt32
+	}
 	rows, next, err := r.read(ps, int(want))
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Kind: RowsResult, Columns: p.resultColumns}
-	if p.aggregate {
-		res.Rows = [][][]byte{p.aggregateRows(rows)}
-		return res, nil
+	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now}
+	if p.aggregate || len(p.groupBy) > 0 {
+		if p.orderBy {
+			sortRowsByClustering(t, rows, p.reversed)
+		}
+		out, lastRow, err := p.aggregateRows(ctx0, rows)
+		if err != nil {
+			return nil, err
+		}
+		if groupsPerPartition != math.MaxInt32 {
+			keptOut, keptLast := out[:0], lastRow[:0]
+			n := int32(0)
+			for i := range out {
+				if i > 0 && !sameKey(rows[lastRow[i]].key, rows[lastRow[i-1]].key) {
+					n = 0
+				}
+				if ps != nil && i == 0 && bytes.Equal(mutation.CompositeKey(rows[lastRow[0]].key), ps.partitionKey) {
+					n = ps.inPartition
+				}
+				if n < groupsPerPartition {
+					keptOut, keptLast = append(keptOut, out[i]), append(keptLast, lastRow[i])
+				}
+				n++
+			}
+			out, lastRow = keptOut, keptLast
+		}
+		if int32(len(out)) > limit {
+			out = out[:limit]
+		}
+		if int32(len(out)) > groupPageSize {
+			out = out[:groupPageSize]
+			if len(out) < int(limit) {
+				// Resume after the last row of the page's last group.
+				li := lastRow[len(out)-1]
+				last := &rows[li]
+				pk := mutation.CompositeKey(last.key)
+				// inPartition: groups of this partition returned so far.
+				in := int32(0)
+				for j := len(out) - 1; j >= 0 && sameKey(rows[lastRow[j]].key, last.key); j-- {
+					in++
+				}
+				if ps != nil && bytes.Equal(ps.partitionKey, pk) && in == int32(len(out)) {
+					in += ps.inPartition
+				}
+				next := &pagingState{partitionKey: pk, clustering: last.clustering,
+					remaining: limit - int32(len(out)), inPartition: in}
+				if len(t.Clustering) == 0 {
+					next.clustering = nil
+				}
+				res.PagingState = encodePaging(next)
+			}
+		}
+		res.Rows = out
+		return p.finish(res), nil
 	}
 	if p.orderBy {
 		sortRowsByClustering(t, rows, p.reversed)
@@ -749,13 +800,17 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 	}
 	res.Rows = make([][][]byte, len(rows))
 	for i := range rows {
-		res.Rows[i] = p.project(&rows[i], r.nowSec)
+		row, err := p.project(ctx0, &rows[i])
+		if err != nil {
+			return nil, err
+		}
+		res.Rows[i] = row
 	}
 	if next != nil && int32(len(rows)) < limit {
 		next.remaining = limit - int32(len(rows))
 		res.PagingState = encodePaging(next)
 	}
-	return res, nil
+	return p.finish(res), nil
 }
 
 // outRow is one result row before projection.
@@ -780,22 +835,6 @@ func sortRowsByClustering(t *schema.Table, rows []outRow, reversed bool) {
 			rows[j], rows[j-1] = rows[j-1], rows[j]
 		}
 	}
-}
-
-func (p *selectPlan) aggregateRows(rows []outRow) [][]byte {
-	out := make([][]byte, len(p.selectors))
-	for i, s := range p.selectors {
-		var n int64
-		for j := range rows {
-			if s.kind == selCountRows {
-				n++
-			} else if v := rows[j].value(p.table, s.col); v != nil {
-				n++
-			}
-		}
-		out[i] = binary.BigEndian.AppendUint64(nil, uint64(n))
-	}
-	return out
 }
 
 // findCell returns the cell of a simple column in a sorted cell list.
@@ -864,43 +903,25 @@ func assembleMultiCell(col *schema.Column, cells []mutation.Cell) []byte {
 	return nil
 }
 
-func (p *selectPlan) project(r *outRow, nowSec int64) [][]byte {
-	out := make([][]byte, len(p.selectors))
-	t := p.table
-	for i, s := range p.selectors {
-		switch s.kind {
-		case selColumn:
-			out[i] = r.value(t, s.col)
-		case selWritetime, selTTL:
-			cells := r.cells
-			if s.col.Kind == schema.Static {
-				cells = r.static
-			}
-			c := findCell(cells, s.col.ID)
-			if c == nil {
-				continue
-			}
-			if s.kind == selWritetime {
-				out[i] = binary.BigEndian.AppendUint64(nil, uint64(c.Timestamp))
-			} else if c.TTL > 0 {
-				left := c.LocalDeletionTime - nowSec
-				if left < 0 {
-					left = 0
-				}
-				out[i] = binary.BigEndian.AppendUint32(nil, uint32(left))
-			}
-		case selToken:
-			out[i] = binary.BigEndian.AppendUint64(nil, uint64(r.token))
-		}
-	}
-	return out
-}
-
 // matches applies the ALLOW FILTERING restrictions.
 func (r *reader) matches(row *outRow) (bool, error) {
 	for _, f := range r.p.filters {
+		if f.tuple != nil {
+			ok, err := f.tuple.matchTuple(row.clustering, r.vals)
+			if err != nil || !ok {
+				return false, err
+			}
+			continue
+		}
 		v := row.value(r.p.table, f.col)
 		typ := f.col.Type
+		if f.mapKey != nil || f.op == cql.OpContains || f.op == cql.OpContainsKey {
+			ok, err := matchCollection(&f, v, r.vals)
+			if err != nil || !ok {
+				return false, err
+			}
+			continue
+		}
 		if f.in != nil {
 			vs, err := expandValues(f.col, f.in, r.vals)
 			if err != nil {

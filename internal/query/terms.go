@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,7 +146,7 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 	case *cql.TypeHint:
 		return c.compileTerm(x.Term, recv, now)
 	case *cql.FunctionCall:
-		return compileTermFunction(x, recv, now)
+		return c.compileTermFunction(x, recv, now)
 	case *cql.CollectionLiteral:
 		return c.compileCollection(x, recv, now)
 	case *cql.TupleLiteral:
@@ -223,6 +224,21 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 			}
 			return types.EncodeList(els), false, nil
 		}, nil
+	case typ.Kind == types.Vector && x.Kind == cql.ListLiteral:
+		if len(x.Elems) != typ.Dimension {
+			return nil, cqlerr.Invalidf("Invalid vector literal for %s of type %s; expected %d elements, but given %d", recv.Name, typ, typ.Dimension, len(x.Elems))
+		}
+		fns, err := compileAll(x.Elems, typ.Params[0])
+		if err != nil {
+			return nil, err
+		}
+		return func(vals []Value) ([]byte, bool, error) {
+			els, err := evalAll(fns, vals)
+			if err != nil {
+				return nil, false, err
+			}
+			return types.EncodeVector(typ, els), false, nil
+		}, nil
 	case typ.Kind == types.Set && (x.Kind == cql.SetLiteral || x.Kind == cql.MapLiteral && len(x.Keys) == 0):
 		fns, err := compileAll(x.Elems, typ.Params[0])
 		if err != nil {
@@ -264,7 +280,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 
 // compileTermFunction supports the native functions that make sense as
 // values of a write or a restriction.
-func compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
+func (c *compiled) compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
 	name := strings.ToLower(f.Name.Name)
 	if f.Name.Keyspace != "" && f.Name.Keyspace != "system" {
 		return nil, cqlerr.Invalidf("Unknown function %s", f.Name.String())
@@ -305,7 +321,102 @@ func compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now func() time.T
 			return binary.BigEndian.AppendUint64(nil, uint64(ns))
 		})
 	}
-	return nil, cqlerr.NotImplemented("function " + name + " in this position")
+	return c.compileTermNative(f, recv, now)
+}
+
+// termFuncType is the result type of a function call used as a term, for
+// the resolution of an enclosing call (nil when unknown).
+func termFuncType(f *cql.FunctionCall, ks string) *types.Type {
+	name := strings.ToLower(f.Name.Name)
+	raw := make([]cql.SelectorExpr, len(f.Args))
+	argTypes := make([]*types.Type, len(f.Args))
+	for i, a := range f.Args {
+		raw[i] = &cql.TermSel{Term: a}
+		argTypes[i] = termArgType(a, ks)
+	}
+	fn, err := resolveNative(name, raw, argTypes)
+	if err != nil {
+		return nil
+	}
+	return fn.ret
+}
+
+func termArgType(a cql.Term, ks string) *types.Type {
+	switch x := a.(type) {
+	case *cql.FunctionCall:
+		return termFuncType(x, ks)
+	case *cql.TypeHint:
+		t, err := resolveType(x.Type, ks)
+		if err == nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// compileTermNative compiles a call of a native scalar function used as a
+// value (INSERT/UPDATE values, WHERE right-hand sides).
+func (c *compiled) compileTermNative(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	name := strings.ToLower(f.Name.Name)
+	switch name {
+	case "count", "min", "max", "sum", "avg":
+		return nil, cqlerr.Invalidf("Aggregation function are not supported in the where clause")
+	case "token", "writetime", "ttl", "maxwritetime":
+		return nil, cqlerr.Invalidf("Unknown function %s called", f.Name.String())
+	}
+	if name == "fromjson" {
+		return c.compileFromJSON(f, recv, now)
+	}
+	raw := make([]cql.SelectorExpr, len(f.Args))
+	argTypes := make([]*types.Type, len(f.Args))
+	for i, a := range f.Args {
+		raw[i] = &cql.TermSel{Term: a}
+		argTypes[i] = termArgType(a, recv.Keyspace)
+	}
+	fn, err := resolveNative(name, raw, argTypes)
+	if err != nil {
+		if e := cqlerr.As(err); strings.HasPrefix(e.Message, "Unknown function") {
+			return nil, cqlerr.Invalidf("Unknown function %s called", f.Name.String())
+		}
+		return nil, err
+	}
+	if !typeAccepts(recv.Type, fn.ret) || recv.Type.Kind == types.Blob && fn.ret.Kind != types.Blob {
+		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fn.name, fn.ret, recv.Name, recv.Type)
+	}
+	args := make([]termFn, len(f.Args))
+	for i, a := range f.Args {
+		pt := argTypes[i]
+		if i < len(fn.params) && fn.params[i] != nil {
+			pt = fn.params[i]
+		}
+		if pt == nil {
+			return nil, cqlerr.Invalidf("Cannot infer type of argument %d in call to function system.%s: use type casts to disambiguate", i, fn.name)
+		}
+		af, err := c.compileTerm(a, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
+			Name: "arg" + strconv.Itoa(i) + "(system." + fn.name + ")", Type: pt}, now)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = af
+	}
+	return func(vals []Value) ([]byte, bool, error) {
+		in := make([][]byte, len(args))
+		for i, af := range args {
+			b, unset, err := af(vals)
+			if err != nil {
+				return nil, false, err
+			}
+			if unset {
+				b = nil
+			}
+			if b == nil && !fn.calledOnNull {
+				return nil, false, nil
+			}
+			in[i] = b
+		}
+		out, err := fn.exec(&evalCtx{now: now, vals: vals}, in)
+		return out, false, err
+	}, nil
 }
 
 // evalInt32 evaluates an int term (LIMIT, TTL).

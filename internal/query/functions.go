@@ -1,0 +1,721 @@
+package query
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// Cassandra 5.0's native scalar functions (cql3/functions: TimeFcts,
+// UuidFcts, BytesConversionFcts, MathFcts, CollectionFcts, ToJsonFct, CastFcts,
+// OperationFcts). Each resolves, from the argument types, to one nativeFn.
+// Functions are null-in/null-out unless calledOnNull.
+
+type nativeFn struct {
+	name         string // Cassandra's (lower-case) function name
+	params       []*types.Type
+	ret          *types.Type
+	exec         func(ctx *evalCtx, args [][]byte) ([]byte, error)
+	calledOnNull bool
+}
+
+// nativeTypeNames are the CQL names used in the xAsBlob / blobAsX functions.
+var nativeTypeNames = []string{"ascii", "bigint", "blob", "boolean", "counter", "date", "decimal", "double",
+	"duration", "float", "inet", "int", "smallint", "text", "time", "timestamp", "timeuuid", "tinyint",
+	"uuid", "varchar", "varint"}
+
+// resolveNative finds the function called name for the given argument types
+// (nil for a term whose type the function decides).
+func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*nativeFn, error) {
+	arity := func(n int) error {
+		if len(argTypes) != n {
+			return cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, n, len(argTypes))
+		}
+		return nil
+	}
+	argType := func(i int, def *types.Type) *types.Type {
+		if argTypes[i] != nil {
+			return argTypes[i]
+		}
+		return def
+	}
+	badArg := func(i int, t *types.Type) error {
+		return cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s",
+			selName(raw[i]), i, name, t)
+	}
+	// Time and UUID generators.
+	now := func(ret *types.Type, f func(ctx *evalCtx) []byte) (*nativeFn, error) {
+		if err := arity(0); err != nil {
+			return nil, err
+		}
+		return &nativeFn{name: name, ret: ret, exec: func(ctx *evalCtx, _ [][]byte) ([]byte, error) { return f(ctx), nil }}, nil
+	}
+	switch name {
+	case "now", "currenttimeuuid", "current_timeuuid":
+		return now(types.TimeuuidType, func(*evalCtx) []byte { return newTimeUUID() })
+	case "uuid":
+		return now(types.UUIDType, func(*evalCtx) []byte { u := uuid.New(); return u[:] })
+	case "currenttimestamp", "current_timestamp":
+		return now(types.TimestampType, func(ctx *evalCtx) []byte { return types.EncodeBigint(ctx.now().UnixMilli()) })
+	case "currentdate", "current_date":
+		return now(types.DateType, func(ctx *evalCtx) []byte { return types.EncodeDate(floorDiv(ctx.now().UnixMilli(), 86400000)) })
+	case "currenttime", "current_time":
+		return now(types.TimeType, func(ctx *evalCtx) []byte {
+			ms := ctx.now().UnixNano()
+			return types.EncodeTime(ms - floorDiv(ms, 86400e9)*86400e9)
+		})
+	}
+	// Conversions between time types.
+	switch name {
+	case "todate", "to_date", "totimestamp", "to_timestamp", "tounixtimestamp", "to_unix_timestamp":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, types.TimestampType)
+		if in.Kind != types.Timeuuid && in.Kind != types.Timestamp && in.Kind != types.Date {
+			return nil, badArg(0, types.TimeuuidType)
+		}
+		var ret *types.Type
+		switch name {
+		case "todate", "to_date":
+			ret = types.DateType
+		case "totimestamp", "to_timestamp":
+			ret = types.TimestampType
+		default:
+			ret = types.BigintType
+		}
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: ret, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			if len(a[0]) == 0 {
+				return nil, nil
+			}
+			ms, err := toMillis(in, a[0])
+			if err != nil {
+				return nil, err
+			}
+			switch ret.Kind {
+			case types.Date:
+				return types.EncodeDate(floorDiv(ms, 86400000)), nil
+			case types.Timestamp:
+				return types.EncodeBigint(ms), nil
+			}
+			return types.EncodeBigint(ms), nil
+		}}, nil
+	case "mintimeuuid", "min_timeuuid", "maxtimeuuid", "max_timeuuid":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, types.TimestampType)
+		if in.Kind != types.Timestamp {
+			return nil, badArg(0, types.TimestampType)
+		}
+		max := strings.HasPrefix(name, "max")
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: types.TimeuuidType, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			ms, err := types.DecodeBigint(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return boundTimeUUID(ms, max), nil
+		}}, nil
+	}
+	// Blob conversions.
+	if strings.HasPrefix(name, "blobas") || strings.HasPrefix(name, "blob_as_") {
+		tn := strings.TrimPrefix(strings.TrimPrefix(name, "blob_as_"), "blobas")
+		t := types.NativeByName[tn]
+		if t == nil {
+			return nil, unknownFunction(name)
+		}
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		if in := argType(0, types.BlobType); in.Kind != types.Blob {
+			return nil, badArg(0, types.BlobType)
+		}
+		return &nativeFn{name: name, params: []*types.Type{types.BlobType}, ret: t, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			if err := types.Validate(t, a[0]); err != nil {
+				return nil, cqlerr.Invalidf("In call to function system.%s, value 0x%x is not a valid binary representation for type %s",
+					name, a[0], strings.ToLower(t.String()))
+			}
+			return a[0], nil
+		}}, nil
+	}
+	if strings.HasSuffix(name, "asblob") || strings.HasSuffix(name, "_as_blob") {
+		tn := strings.TrimSuffix(strings.TrimSuffix(name, "_as_blob"), "asblob")
+		t := types.NativeByName[tn]
+		if t == nil {
+			return nil, unknownFunction(name)
+		}
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		if in := argType(0, t); !typeAccepts(t, in) || t.Kind == types.Blob && in.Kind != types.Blob {
+			return nil, badArg(0, t)
+		}
+		return &nativeFn{name: name, params: []*types.Type{t}, ret: types.BlobType,
+			exec: func(_ *evalCtx, a [][]byte) ([]byte, error) { return a[0], nil }}, nil
+	}
+	switch name {
+	case "abs", "exp", "log", "log10", "round":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, nil)
+		if in == nil && len(raw) > 0 {
+			in = literalTypeOf(raw[0])
+		}
+		if in == nil {
+			return nil, cqlerr.Invalidf("Ambiguous call to function system.%s: use type casts to disambiguate", name)
+		}
+		if !isNumeric(in) {
+			return nil, badArg(0, types.IntType)
+		}
+		ret := in
+		if ret.Kind == types.Counter {
+			ret = types.BigintType
+		}
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: ret, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			if len(a[0]) == 0 {
+				return nil, nil
+			}
+			n, err := decodeNum(in, a[0])
+			if err != nil {
+				return nil, err
+			}
+			return mathFn(name, ret, n)
+		}}, nil
+	case "map_keys", "map_values":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, nil)
+		if in == nil || in.Kind != types.Map {
+			return nil, cqlerr.Invalidf("Function system.%s requires a map argument", name)
+		}
+		var ret *types.Type
+		if name == "map_keys" {
+			ret = types.SetOf(in.Params[0], false)
+		} else {
+			ret = types.ListOf(in.Params[1], false)
+		}
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: ret, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			ks, vs, err := types.DecodeMap(a[0])
+			if err != nil {
+				return nil, err
+			}
+			if name == "map_keys" {
+				return types.EncodeSet(in.Params[0], ks), nil
+			}
+			return types.EncodeList(vs), nil
+		}}, nil
+	case "collection_count", "collection_min", "collection_max", "collection_sum", "collection_avg":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, nil)
+		if in == nil || !in.IsCollection() || (name != "collection_count" && in.Kind == types.Map) {
+			if name == "collection_count" {
+				return nil, cqlerr.Invalidf("Function system.%s requires a collection argument", name)
+			}
+			return nil, cqlerr.Invalidf("Function system.%s requires a set or list argument", name)
+		}
+		elem := in.Params[0]
+		if (name == "collection_sum" || name == "collection_avg") && !isNumeric(elem) {
+			return nil, cqlerr.Invalidf("Function system.%s requires a numeric set/list argument", name)
+		}
+		ret := elem
+		if name == "collection_count" {
+			ret = types.IntType
+		}
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: ret, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			var els [][]byte
+			var err error
+			if in.Kind == types.Map {
+				els, _, err = types.DecodeMap(a[0])
+			} else {
+				els, err = types.DecodeCollection(a[0])
+			}
+			if err != nil {
+				return nil, err
+			}
+			var acc aggregator
+			switch name {
+			case "collection_count":
+				return types.EncodeInt(int32(len(els))), nil
+			case "collection_min":
+				acc = &minMaxAgg{t: elem}
+			case "collection_max":
+				acc = &minMaxAgg{t: elem, max: true}
+			case "collection_sum":
+				acc = newSumAgg(elem, false)
+			case "collection_avg":
+				acc = newSumAgg(elem, true)
+			}
+			for _, e := range els {
+				if err := acc.add(e, false); err != nil {
+					return nil, err
+				}
+			}
+			return acc.result()
+		}}, nil
+	case "similarity_cosine", "similarity_euclidean", "similarity_dot_product":
+		if err := arity(2); err != nil {
+			return nil, err
+		}
+		vt := argTypes[0]
+		if vt == nil {
+			vt = argTypes[1]
+		}
+		if vt == nil {
+			return nil, cqlerr.Invalidf("Cannot infer type of argument 0 in call to function system.%s: use type casts to disambiguate", name)
+		}
+		if vt.Kind != types.Vector || vt.Params[0].Kind != types.Float {
+			return nil, cqlerr.Invalidf("Function system.%s requires a float vector argument, but found argument %s of type %s", name, selName(raw[0]), vt)
+		}
+		for i := range argTypes {
+			if argTypes[i] != nil && !argTypes[i].Equal(vt) {
+				return nil, badArg(i, vt)
+			}
+		}
+		return &nativeFn{name: name, params: []*types.Type{vt, vt}, ret: types.FloatType, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			x, err := decodeFloatVector(vt, a[0])
+			if err != nil {
+				return nil, err
+			}
+			y, err := decodeFloatVector(vt, a[1])
+			if err != nil {
+				return nil, err
+			}
+			if name == "similarity_cosine" && (allZero(x) || allZero(y)) {
+				return nil, cqlerr.Invalidf("Function system.similarity_cosine doesn't support all-zero vectors.")
+			}
+			return types.EncodeFloat(vectorSimilarity(name, x, y)), nil
+		}}, nil
+	case "floor":
+		if len(argTypes) != 2 && len(argTypes) != 3 {
+			return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.floor: 2 required but %d provided", len(argTypes))
+		}
+		in := argTypes[0]
+		if in == nil {
+			return nil, cqlerr.Invalidf("Ambiguous call to function system.floor: use type casts to disambiguate")
+		}
+		var ret *types.Type
+		switch in.Kind {
+		case types.Timestamp, types.Timeuuid:
+			ret = types.TimestampType
+		case types.Date:
+			ret = types.DateType
+		case types.Time:
+			ret = types.TimeType
+		default:
+			return nil, badArg(0, types.TimestampType)
+		}
+		params := []*types.Type{in, types.DurationType}
+		if len(argTypes) == 3 {
+			if in.Kind == types.Time {
+				return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.floor: 2 required but 3 provided")
+			}
+			params = append(params, ret)
+		}
+		return &nativeFn{name: name, params: params, ret: ret, exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+			return floorTime(in, a)
+		}}, nil
+	case "tojson", "to_json":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		in := argType(0, nil)
+		if in == nil && len(raw) > 0 {
+			in = literalTypeOf(raw[0])
+		}
+		if in == nil {
+			return nil, cqlerr.Invalidf("toJson() argument %s type cannot be inferred", selName(raw[0]))
+		}
+		return &nativeFn{name: "tojson", params: []*types.Type{in}, ret: types.TextType, calledOnNull: true,
+			exec: func(_ *evalCtx, a [][]byte) ([]byte, error) { return []byte(types.ToJSON(in, a[0])), nil }}, nil
+	}
+	if f, ok, err := resolveMask(name, raw, argTypes); ok {
+		return f, err
+	}
+	return nil, unknownFunction(name)
+}
+
+func unknownFunction(name string) error {
+	return cqlerr.Invalidf("Unknown function '%s'", name)
+}
+
+// selName is a short text of a raw selector for messages.
+func selName(e cql.SelectorExpr) string {
+	switch x := e.(type) {
+	case *cql.ColumnSel:
+		return x.Name
+	case *cql.TermSel:
+		return termText(x.Term)
+	case *cql.FunctionSel:
+		return x.Name.String() + "(...)"
+	}
+	return "?"
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// toMillis converts a timeuuid, timestamp or date to milliseconds since the
+// epoch.
+func toMillis(t *types.Type, v []byte) (int64, error) {
+	switch t.Kind {
+	case types.Timestamp:
+		return types.DecodeBigint(v)
+	case types.Date:
+		d, err := types.DecodeDate(v)
+		return d * 86400000, err
+	case types.Timeuuid:
+		u, err := types.DecodeUUID(v)
+		if err != nil {
+			return 0, err
+		}
+		return uuidMillis(u), nil
+	}
+	return 0, cqlerr.Invalidf("not a time type: %s", t)
+}
+
+// The UUID epoch (1582-10-15) in 100ns units before the Unix epoch.
+const uuidEpochOffset = 0x01B21DD213814000
+
+func uuid100ns(u [16]byte) int64 {
+	hi := binary.BigEndian.Uint64(u[:8])
+	ts := (hi&0x0fff)<<48 | ((hi>>16)&0xffff)<<32 | hi>>32
+	return int64(ts)
+}
+
+func uuidMillis(u [16]byte) int64 { return (uuid100ns(u) - uuidEpochOffset) / 10000 }
+
+func newTimeUUID() []byte {
+	u, err := uuid.NewUUID()
+	if err != nil {
+		u = uuid.New()
+	}
+	return u[:]
+}
+
+// boundTimeUUID is minTimeuuid / maxTimeuuid: the smallest / largest
+// timeuuid for a millisecond, with Cassandra's clock-seq-and-node bytes.
+func boundTimeUUID(ms int64, max bool) []byte {
+	ts := ms*10000 + uuidEpochOffset
+	if max {
+		ts += 9999
+	}
+	msb := uint64(ts)<<32 | (uint64(ts)>>16)&0xffff0000 | 0x1000 | (uint64(ts)>>48)&0x0fff
+	var lsb uint64 = 0x8080808080808080 // MIN_CLOCK_SEQ_AND_NODE
+	if max {
+		lsb = 0x7f7f7f7f7f7f7f7f // MAX_CLOCK_SEQ_AND_NODE
+	}
+	b := binary.BigEndian.AppendUint64(nil, msb)
+	return binary.BigEndian.AppendUint64(b, lsb)
+}
+
+// mathFn is MathFcts: abs, exp, log, log10, round in the argument's type.
+func mathFn(name string, t *types.Type, n num) ([]byte, error) {
+	switch name {
+	case "abs":
+		switch t.Kind {
+		case types.Float, types.Double:
+			n.f = math.Abs(n.f)
+		case types.Varint, types.Decimal:
+			n.r = new(big.Rat).Abs(n.r)
+		default:
+			if n.i < 0 {
+				n.i = wrap(t.Kind, -n.i)
+			}
+		}
+		return encodeNum(t, n)
+	case "round":
+		switch t.Kind {
+		case types.Float, types.Double:
+			// Math.round: floor(x + 0.5)
+			if !math.IsNaN(n.f) && !math.IsInf(n.f, 0) {
+				n.f = math.Floor(n.f + 0.5)
+			}
+		case types.Decimal:
+			// RoundingMode.HALF_UP to scale 0
+			r := new(big.Rat).Abs(n.r)
+			r.Add(r, big.NewRat(1, 2))
+			q := new(big.Int).Quo(r.Num(), r.Denom())
+			if n.r.Sign() < 0 {
+				q.Neg(q)
+			}
+			n.r = new(big.Rat).SetInt(q)
+		}
+		return encodeNum(t, n)
+	}
+	f := n.float()
+	switch name {
+	case "exp":
+		f = math.Exp(f)
+	case "log":
+		f = math.Log(f)
+	case "log10":
+		f = math.Log10(f)
+	}
+	if t.Kind == types.Decimal || t.Kind == types.Varint {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, cqlerr.Invalidf("Cannot compute %s of %s", name, t)
+		}
+	}
+	return encodeNum(t, num{kind: types.Double, f: f})
+}
+
+// arithFunc returns the result type and implementation of a op b.
+func arithFunc(op byte, a, b *types.Type) (*types.Type, func(x, y []byte) ([]byte, error), error) {
+	opName := arithOpNames[op]
+	if a.Kind == types.Timestamp || a.Kind == types.Date {
+		if b.Kind == types.Duration && (op == '+' || op == '-') {
+			return a, func(x, y []byte) ([]byte, error) { return addDuration(a, x, y, op == '-') }, nil
+		}
+	}
+	if !isNumeric(a) || !isNumeric(b) {
+		return nil, nil, cqlerr.Invalidf("the '%s' operation is not supported between %s and %s", opText(op), a, b)
+	}
+	_ = opName
+	res := promote(a, b)
+	return res, func(x, y []byte) ([]byte, error) {
+		if len(x) == 0 || len(y) == 0 {
+			return nil, nil
+		}
+		nx, err := decodeNum(a, x)
+		if err != nil {
+			return nil, err
+		}
+		ny, err := decodeNum(b, y)
+		if err != nil {
+			return nil, err
+		}
+		r, err := arith(res, op, nx, ny)
+		if err != nil {
+			e := cqlerr.New(cqlerr.FunctionFailure, "the operation '%s %s %s' failed: %s", a, opText(op), b, cqlerr.As(err).Message)
+			e.Keyspace, e.Table = "system", opName
+			return nil, e
+		}
+		return encodeNum(res, r)
+	}, nil
+}
+
+func opText(op byte) string { return string(op) }
+
+// addDuration adds (or subtracts) a duration to a timestamp or date.
+func addDuration(t *types.Type, x, d []byte, sub bool) ([]byte, error) {
+	months, days, nanos, err := types.DecodeDuration(d)
+	if err != nil {
+		return nil, err
+	}
+	if sub {
+		months, days, nanos = -months, -days, -nanos
+	}
+	var tm time.Time
+	if t.Kind == types.Date {
+		dd, err := types.DecodeDate(x)
+		if err != nil {
+			return nil, err
+		}
+		if nanos != 0 {
+			return nil, cqlerr.Invalidf("The duration must have a millisecond precision. Was: %s", types.Format(types.DurationType, d))
+		}
+		tm = time.UnixMilli(dd * 86400000).UTC()
+		tm = tm.AddDate(0, int(months), int(days))
+		return types.EncodeDate(floorDiv(tm.UnixMilli(), 86400000)), nil
+	}
+	ms, err := types.DecodeBigint(x)
+	if err != nil {
+		return nil, err
+	}
+	tm = time.UnixMilli(ms).UTC().AddDate(0, int(months), int(days))
+	return types.EncodeBigint(tm.UnixMilli() + nanos/1e6), nil
+}
+
+// castFunc returns the CAST conversion from one native type to another, or
+// nil when Cassandra's CastFcts has none.
+func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
+	if from.Kind == types.Counter {
+		from = types.BigintType
+	}
+	switch {
+	case isNumeric(from) && isNumeric(to) && to.Kind != types.Counter:
+		return func(v []byte) ([]byte, error) {
+			if len(v) == 0 {
+				return nil, nil
+			}
+			n, err := decodeNum(from, v)
+			if err != nil {
+				return nil, err
+			}
+			return encodeNum(to, n)
+		}
+	case to.Kind == types.Text || to.Kind == types.Ascii:
+		if from.IsCollection() || from.Kind == types.Tuple || from.Kind == types.UDT || from.Kind == types.Vector {
+			return nil
+		}
+		return func(v []byte) ([]byte, error) { return []byte(castText(from, v)), nil }
+	case to.Kind == types.Date && (from.Kind == types.Timestamp || from.Kind == types.Timeuuid):
+		return func(v []byte) ([]byte, error) {
+			ms, err := toMillis(from, v)
+			if err != nil {
+				return nil, err
+			}
+			return types.EncodeDate(floorDiv(ms, 86400000)), nil
+		}
+	case to.Kind == types.Timestamp && (from.Kind == types.Date || from.Kind == types.Timeuuid):
+		return func(v []byte) ([]byte, error) {
+			ms, err := toMillis(from, v)
+			if err != nil {
+				return nil, err
+			}
+			return types.EncodeBigint(ms), nil
+		}
+	}
+	return nil
+}
+
+// castText is the text form CAST(x AS text) produces (the type's
+// toString, which for floating point numbers is Java's).
+func castText(t *types.Type, v []byte) string {
+	switch t.Kind {
+	case types.Float, types.Double:
+		return strings.Trim(types.ToJSON(t, v), `"`)
+	case types.Timestamp:
+		ms, _ := types.DecodeBigint(v)
+		return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+	case types.Boolean:
+		b, _ := types.DecodeBoolean(v)
+		if b {
+			return "true"
+		}
+		return "false"
+	case types.Blob:
+		return hex.EncodeToString(v)
+	case types.Text, types.Ascii:
+		return string(v)
+	}
+	return types.Format(t, v)
+}
+
+func decodeFloatVector(t *types.Type, v []byte) ([]float32, error) {
+	if len(v) != 4*t.Dimension {
+		return nil, cqlerr.Invalidf("Invalid vector value of %d bytes for %s", len(v), t)
+	}
+	out := make([]float32, t.Dimension)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.BigEndian.Uint32(v[4*i:]))
+	}
+	return out, nil
+}
+
+// vectorSimilarity is VectorFcts' similarity, scaled to [0, 1] as Cassandra
+// (and Lucene's VectorSimilarityFunction) does.
+func vectorSimilarity(name string, x, y []float32) float32 {
+	var dot, nx, ny, dist float32
+	for i := range x {
+		dot += x[i] * y[i]
+		nx += x[i] * x[i]
+		ny += y[i] * y[i]
+		d := x[i] - y[i]
+		dist += d * d
+	}
+	switch name {
+	case "similarity_cosine":
+		return (1 + dot/float32(math.Sqrt(float64(nx*ny)))) / 2
+	case "similarity_euclidean":
+		return 1 / (1 + dist)
+	}
+	return (1 + dot) / 2
+}
+
+func allZero(v []float32) bool {
+	for _, f := range v {
+		if f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// floorTime is TimeFcts' floor: the start of the duration-sized bucket (from
+// the optional starting time, else the epoch) that holds the value.
+func floorTime(in *types.Type, a [][]byte) ([]byte, error) {
+	months, days, nanos, err := types.DecodeDuration(a[1])
+	if err != nil {
+		return nil, err
+	}
+	if months < 0 || days < 0 || nanos < 0 {
+		return nil, cqlerr.Invalidf("Negative durations are not supported by the floor function")
+	}
+	if in.Kind == types.Time {
+		if months != 0 || days != 0 {
+			return nil, cqlerr.Invalidf("For time values, the duration must be smaller than 1 day")
+		}
+		t, err := types.DecodeBigint(a[0])
+		if err != nil {
+			return nil, err
+		}
+		if nanos == 0 {
+			return a[0], nil
+		}
+		return types.EncodeTime(t - t%nanos), nil
+	}
+	ms, err := toMillis(in, a[0])
+	if err != nil {
+		return nil, err
+	}
+	var start int64
+	if len(a) == 3 {
+		if in.Kind == types.Date {
+			start, err = toMillis(types.DateType, a[2])
+		} else {
+			start, err = types.DecodeBigint(a[2])
+		}
+		if err != nil {
+			return nil, err
+		}
+		if start > ms {
+			return nil, cqlerr.Invalidf("The floor function starting time is greater than the provided time")
+		}
+	}
+	if in.Kind == types.Date && nanos != 0 {
+		return nil, cqlerr.Invalidf("The floor on date values cannot be computed for the %s duration as precision is below 1 day", types.Format(types.DurationType, a[1]))
+	}
+	var res int64
+	if months == 0 {
+		d := int64(days)*86400000 + nanos/1e6
+		if d == 0 {
+			res = ms
+		} else {
+			res = ms - (ms-start)%d
+		}
+	} else {
+		st := time.UnixMilli(start).UTC()
+		tt := time.UnixMilli(ms).UTC()
+		diff := (tt.Year()-st.Year())*12 + int(tt.Month()) - int(st.Month())
+		mult := diff / int(months)
+		add := func(m int) int64 {
+			return st.AddDate(0, m*int(months), m*int(days)).UnixMilli() + int64(m)*nanos/1e6
+		}
+		for mult > 0 && add(mult) > ms {
+			mult--
+		}
+		res = add(mult)
+	}
+	if in.Kind == types.Date {
+		return types.EncodeDate(floorDiv(res, 86400000)), nil
+	}
+	return types.EncodeBigint(res), nil
+}

@@ -1,0 +1,653 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"sort"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// Lightweight transactions on one node (Cassandra's CQL3CasRequest and
+// ModificationStatement.buildCasResultSet).
+//
+// A conditional statement or batch takes the coordinator's lock of its one
+// partition, reads the rows it conditions on, evaluates IF NOT EXISTS / IF
+// EXISTS / IF conditions and, when they hold, applies its writes before
+// releasing the lock: every conditional write on a partition is serialized
+// with every other one and sees all of them (linearizable per partition).
+//
+// The result is one row: [applied] (boolean), and when not applied the
+// current values of the conditioned row: every column for IF [NOT] EXISTS,
+// the columns named in the conditions (in IF order, without duplicates)
+// otherwise, preceded by the primary key columns in a batch. When the row
+// does not exist the result has only [applied].
+
+// checkWriteConsistency applies Cassandra's consistency rules for counter
+// and conditional writes (ConsistencyLevel.validateCounterForWrite,
+// validateForCas and validateForCasCommit).
+func checkWriteConsistency(p *modifyPlan, opts *Options) error {
+	cl := Consistency(opts.Consistency)
+	if p.table.IsCounter {
+		if cl == Any {
+			return cqlerr.Invalidf("Consistency level ANY is not yet supported for counter table %s", p.table.Name)
+		}
+		if cl == Serial || cl == LocalSerial {
+			return cqlerr.Invalidf("Counter operations are inherently non-serializable")
+		}
+	}
+	if p.cas == nil {
+		return nil
+	}
+	if cl == Serial || cl == LocalSerial {
+		return cqlerr.Invalidf("%s is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", consistencyName(cl))
+	}
+	if sc := Consistency(opts.SerialConsistency); sc != 0 && sc != Serial && sc != LocalSerial {
+		return cqlerr.Invalidf("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
+	}
+	return nil
+}
+
+func consistencyName(cl Consistency) string {
+	if cl == LocalSerial {
+		return "LOCAL_SERIAL"
+	}
+	return "SERIAL"
+}
+
+// casSpec is the IF clause of a statement.
+type casSpec struct {
+	ifNotExists, ifExists bool
+	conds                 []condition
+}
+
+// staticOnly reports whether the IF clause has only conditions on static
+// columns (a DELETE may then leave the clustering unrestricted).
+func (cs *casSpec) staticOnly() bool {
+	if cs.ifExists || cs.ifNotExists || len(cs.conds) == 0 {
+		return false
+	}
+	for _, cd := range cs.conds {
+		if cd.col.Kind != schema.Static {
+			return false
+		}
+	}
+	return true
+}
+
+// condition is one IF condition.
+type condition struct {
+	col   *schema.Column
+	elem  termFn // m[k] / l[i], or nil
+	op    cql.Operator
+	value termFn   // every operator but IN
+	in    []termFn // IN (a, b)
+	inM   termFn   // IN ?
+	// typ is the type of the compared value (the column's, or the
+	// element's for element conditions).
+	typ *types.Type
+}
+
+// checkConditional applies Cassandra's restrictions on conditional writes.
+func checkConditional(t *schema.Table, p *modifyPlan, u cql.UsingClause, what string) error {
+	if t.IsCounter {
+		return cqlerr.Invalidf("Conditional updates are not supported on counter tables")
+	}
+	if u.Timestamp != nil {
+		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
+	}
+	for _, kv := range p.pk {
+		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+			return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
+		}
+	}
+	for _, kv := range p.ck {
+		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
+		}
+	}
+	return nil
+}
+
+func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql.Condition, now nowFunc) (*casSpec, error) {
+	cs := &casSpec{ifExists: ifExists}
+	for _, rc := range conds {
+		col, err := columnOf(t, rc.Column)
+		if err != nil {
+			return nil, err
+		}
+		if col.IsPrimaryKey() {
+			return nil, cqlerr.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.Name)
+		}
+		if rc.Field != "" {
+			return nil, cqlerr.NotImplemented("conditions on UDT fields")
+		}
+		cd := condition{col: col, op: rc.Op, typ: col.Type}
+		valSpec := spec(t, col.Name, col.Type)
+		if rc.Element != nil {
+			if !isCollection(col.Type) {
+				return nil, cqlerr.Invalidf("Invalid element access syntax for non-collection column %s", col.Name)
+			}
+			if col.Type.Kind == types.Set {
+				return nil, cqlerr.Invalidf("Invalid element access syntax for set column %s", col.Name)
+			}
+			ks, vs := elemSpecs(t, col)
+			if cd.elem, err = c.compileTerm(rc.Element, ks, now); err != nil {
+				return nil, err
+			}
+			valSpec, cd.typ = vs, vs.Type
+		}
+		switch rc.Op {
+		case cql.OpIn:
+			if rc.InMarker != nil {
+				recv := valSpec
+				recv.Name, recv.Type = "in("+col.Name+")", types.ListOf(valSpec.Type, false)
+				if cd.inM, err = c.compileTerm(rc.InMarker, recv, now); err != nil {
+					return nil, err
+				}
+				break
+			}
+			for _, v := range rc.InValues {
+				f, err := c.compileTerm(v, valSpec, now)
+				if err != nil {
+					return nil, err
+				}
+				cd.in = append(cd.in, f)
+			}
+		case cql.OpContains, cql.OpContainsKey:
+			if !isCollection(cd.typ) {
+				return nil, cqlerr.Invalidf("Cannot use %s on non-collection column %s", rc.Op, col.Name)
+			}
+			et, name := cd.typ.Params[0], "value("+col.Name+")"
+			if cd.typ.Kind == types.Map && rc.Op == cql.OpContains {
+				et = cd.typ.Params[1]
+			}
+			if rc.Op == cql.OpContainsKey {
+				if cd.typ.Kind != types.Map {
+					return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
+				}
+				name = "key(" + col.Name + ")"
+			}
+			if cd.value, err = c.compileTerm(rc.Value, spec(t, name, et), now); err != nil {
+				return nil, err
+			}
+		case cql.OpEq, cql.OpNeq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+			if cd.value, err = c.compileTerm(rc.Value, valSpec, now); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, cqlerr.Invalidf("Unsupported operator %s in IF condition on %s", rc.Op, col.Name)
+		}
+		cs.conds = append(cs.conds, cd)
+	}
+	return cs, nil
+}
+
+// casTarget is the row a conditional statement is about.
+type casTarget struct {
+	key []byte
+	ck  [][]byte // nil: static row
+}
+
+// executeCAS runs conditional statements (one, or a batch) on one
+// partition.
+func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*Options, bopts *Options, batch bool) (*Result, error) {
+	t := plans[0].table
+	targets := make([]casTarget, len(plans))
+	for i, p := range plans {
+		if p.table != t {
+			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple tables")
+		}
+		keys, err := partitionKeys(t, p.pk, opts[i].Values)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) != 1 {
+			return nil, cqlerr.Invalidf("IN on the partition key is not supported with conditional updates")
+		}
+		targets[i].key = keys[0]
+		if i > 0 && !bytes.Equal(keys[0], targets[0].key) {
+			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
+		}
+		if p.ck != nil && len(t.Clustering) > 0 {
+			cks, err := clusterings(t, p.ck, opts[i].Values)
+			if err != nil {
+				return nil, err
+			}
+			if len(cks) == 1 && len(cks[0]) == len(t.Clustering) {
+				targets[i].ck = cks[0]
+			}
+		} else if len(t.Clustering) == 0 {
+			targets[i].ck = [][]byte{}
+		}
+	}
+	key := targets[0].key
+	unlock, err := e.cfg.Coordinator.LockPartitions(ctx, []PartitionRef{{TableID: t.ID, Key: key}})
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	nowSec := e.now().Unix()
+	var cks [][][]byte
+	for _, tg := range targets {
+		if tg.ck != nil {
+			cks = append(cks, tg.ck)
+		}
+	}
+	if len(cks) == 0 {
+		cks = [][][]byte{{}}
+	}
+	token := e.cfg.Partitioner.Token(key)
+	cur, err := e.readCurrent(ctx, t, key, token, dedupeClusterings(t, cks), nowSec)
+	if err != nil {
+		return nil, err
+	}
+	applied := true
+	for i, p := range plans {
+		ok, err := casApplies(t, p.cas, cur, targets[i], opts[i].Values)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			applied = false
+		}
+	}
+	if !applied {
+		return casFailure(t, plans, targets, cur, batch)
+	}
+	// Apply every statement at one timestamp.
+	ts := e.timestamp()
+	byTable := []*mutation.PartitionUpdate{}
+	for i, p := range plans {
+		if p.cas == nil && !batch {
+			continue
+		}
+		o := *opts[i]
+		o.Timestamp, o.HasTimestamp = ts, true
+		w, err := e.writeParams(p, &o)
+		if err != nil {
+			return nil, err
+		}
+		ups, err := e.buildUpdates(ctx, p, &o, w)
+		if err != nil {
+			return nil, err
+		}
+		byTable = append(byTable, ups...)
+	}
+	if len(byTable) > 0 {
+		if err := e.cfg.Coordinator.Mutate(ctx, t, Consistency(bopts.Consistency), mergeUpdates(byTable)); err != nil {
+			return nil, err
+		}
+	}
+	return casResult(t, true, nil, nil), nil
+}
+
+// mergeUpdates merges the updates of one partition into one, so that the
+// conditional batch is applied atomically.
+func mergeUpdates(ups []*mutation.PartitionUpdate) []*mutation.PartitionUpdate {
+	if len(ups) < 2 {
+		return ups
+	}
+	m := *ups[0]
+	m.Rows = append([]mutation.Row(nil), m.Rows...)
+	m.RangeTombstones = append([]mutation.RangeTombstone(nil), m.RangeTombstones...)
+	for _, u := range ups[1:] {
+		m.Deletion = mutation.MaxDeletion(m.Deletion, u.Deletion)
+		m.RangeTombstones = append(m.RangeTombstones, u.RangeTombstones...)
+		m.Rows = append(m.Rows, u.Rows...)
+		if u.Static != nil {
+			if m.Static == nil {
+				s := *u.Static
+				m.Static = &s
+			} else {
+				s := *m.Static
+				s.Cells = append(append([]mutation.Cell(nil), s.Cells...), u.Static.Cells...)
+				sortCells(s.Cells)
+				m.Static = &s
+			}
+		}
+	}
+	return []*mutation.PartitionUpdate{&m}
+}
+
+func dedupeClusterings(t *schema.Table, cks [][][]byte) [][][]byte {
+	sort.Slice(cks, func(i, j int) bool { return t.CompareClustering(cks[i], cks[j]) < 0 })
+	out := cks[:0]
+	for i, ck := range cks {
+		if i == 0 || t.CompareClustering(ck, cks[i-1]) != 0 {
+			out = append(out, ck)
+		}
+	}
+	return out
+}
+
+// casRow returns the current row of a target (nil when it does not
+// exist): the clustering row, or the static row for static-only targets.
+func casRow(t *schema.Table, cur *mutation.Partition, tg casTarget) *outRow {
+	if cur == nil {
+		return nil
+	}
+	key, err := mutation.SplitCompositeKey(cur.Key, len(t.PartitionKey))
+	if err != nil {
+		return nil
+	}
+	r := &outRow{key: key, token: cur.Token, static: staticOf(cur)}
+	if tg.ck == nil {
+		if cur.Static == nil {
+			return nil
+		}
+		return r
+	}
+	for i := range cur.Rows {
+		if t.CompareClustering(cur.Rows[i].Clustering, tg.ck) == 0 {
+			r.clustering, r.cells = cur.Rows[i].Clustering, cur.Rows[i].Cells
+			if r.clustering == nil {
+				r.clustering = [][]byte{}
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+// casApplies evaluates a statement's IF clause against the current state.
+func casApplies(t *schema.Table, cs *casSpec, cur *mutation.Partition, tg casTarget, vals []Value) (bool, error) {
+	if cs == nil {
+		return true, nil
+	}
+	row := casRow(t, cur, tg)
+	switch {
+	case cs.ifNotExists:
+		return row == nil, nil
+	case cs.ifExists:
+		return row != nil, nil
+	}
+	for i := range cs.conds {
+		cd := &cs.conds[i]
+		r := row
+		if cd.col.Kind == schema.Static && r == nil && cur != nil && cur.Static != nil {
+			r = casRow(t, cur, casTarget{})
+		}
+		ok, err := cd.applies(t, r, vals)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// current returns the value the condition compares (nil: null).
+func (cd *condition) current(t *schema.Table, r *outRow, vals []Value) ([]byte, error) {
+	if cd.elem != nil {
+		k, unset, err := cd.elem(vals)
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			return nil, cqlerr.Invalidf("Invalid 'unset' value in condition")
+		}
+		if k == nil {
+			if cd.col.Type.Kind == types.List {
+				return nil, cqlerr.Invalidf("Invalid null value for list index")
+			}
+			return nil, cqlerr.Invalidf("Invalid null value for map key")
+		}
+		if r == nil {
+			return nil, nil
+		}
+		cells := r.cells
+		if cd.col.Kind == schema.Static {
+			cells = r.static
+		}
+		var els []mutation.Cell
+		for _, c := range cells {
+			if c.Column == cd.col.ID && c.Path != nil {
+				els = append(els, c)
+			}
+		}
+		if cd.col.Type.Kind == types.List {
+			i := int32(binary.BigEndian.Uint32(k))
+			if i < 0 || int(i) >= len(els) {
+				return nil, nil
+			}
+			return els[i].Value, nil
+		}
+		for _, c := range els {
+			if types.Compare(cd.col.Type.Params[0], c.Path, k) == 0 {
+				return c.Value, nil
+			}
+		}
+		return nil, nil
+	}
+	if r == nil {
+		return nil, nil
+	}
+	return r.value(t, cd.col), nil
+}
+
+// normalize treats an empty non-frozen collection as null, as Cassandra
+// does.
+func normalize(typ *types.Type, b []byte) []byte {
+	if b != nil && isCollection(typ) && typ.IsMultiCell() && len(b) >= 4 && binary.BigEndian.Uint32(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func (cd *condition) applies(t *schema.Table, r *outRow, vals []Value) (bool, error) {
+	cur, err := cd.current(t, r, vals)
+	if err != nil {
+		return false, err
+	}
+	cur = normalize(cd.typ, cur)
+	eval := func(f termFn) ([]byte, error) {
+		b, unset, err := f(vals)
+		if err != nil {
+			return nil, err
+		}
+		if unset {
+			return nil, cqlerr.Invalidf("Invalid 'unset' value in condition")
+		}
+		return b, nil
+	}
+	eq := func(v []byte) bool {
+		v = normalize(cd.typ, v)
+		if cur == nil || v == nil {
+			return cur == nil && v == nil
+		}
+		return types.Compare(cd.typ, cur, v) == 0
+	}
+	switch cd.op {
+	case cql.OpIn:
+		var vs [][]byte
+		if cd.inM != nil {
+			b, err := eval(cd.inM)
+			if err != nil {
+				return false, err
+			}
+			if b == nil {
+				return false, cqlerr.Invalidf("Invalid null list in IN condition")
+			}
+			if vs, err = types.DecodeCollection(b); err != nil {
+				return false, cqlerr.Invalidf("Invalid list value for IN condition on %s", cd.col.Name)
+			}
+		} else {
+			for _, f := range cd.in {
+				b, err := eval(f)
+				if err != nil {
+					return false, err
+				}
+				vs = append(vs, b)
+			}
+		}
+		for _, v := range vs {
+			if eq(v) {
+				return true, nil
+			}
+		}
+		return false, nil
+	case cql.OpContains, cql.OpContainsKey:
+		v, err := eval(cd.value)
+		if err != nil {
+			return false, err
+		}
+		if v == nil {
+			return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", cd.op)
+		}
+		if cur == nil {
+			return false, nil
+		}
+		var els [][]byte
+		et := cd.typ.Params[0]
+		switch {
+		case cd.typ.Kind == types.Map:
+			ks, vs, err := types.DecodeMap(cur)
+			if err != nil {
+				return false, err
+			}
+			els = ks
+			if cd.op == cql.OpContains {
+				els, et = vs, cd.typ.Params[1]
+			}
+		default:
+			if els, err = types.DecodeCollection(cur); err != nil {
+				return false, err
+			}
+		}
+		for _, el := range els {
+			if types.Compare(et, el, v) == 0 {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	v, err := eval(cd.value)
+	if err != nil {
+		return false, err
+	}
+	switch cd.op {
+	case cql.OpEq:
+		return eq(v), nil
+	case cql.OpNeq:
+		return !eq(v), nil
+	}
+	if v == nil {
+		return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", cd.op)
+	}
+	if cur == nil {
+		return false, nil
+	}
+	c := types.Compare(cd.typ, cur, v)
+	switch cd.op {
+	case cql.OpLt:
+		return c < 0, nil
+	case cql.OpLte:
+		return c <= 0, nil
+	case cql.OpGt:
+		return c > 0, nil
+	case cql.OpGte:
+		return c >= 0, nil
+	}
+	return false, nil
+}
+
+// casResult builds the result of a conditional write.
+func casResult(t *schema.Table, applied bool, cols []*schema.Column, rows []*outRow) *Result {
+	res := &Result{Kind: RowsResult, Columns: []ColumnSpec{spec(t, "[applied]", types.BooleanType)}}
+	flag := []byte{0}
+	if applied {
+		flag = []byte{1}
+	}
+	if len(rows) == 0 {
+		res.Rows = [][][]byte{{flag}}
+		return res
+	}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, spec(t, c.Name, c.Type))
+	}
+	for _, r := range rows {
+		row := [][]byte{flag}
+		for _, c := range cols {
+			row = append(row, r.value(t, c))
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res
+}
+
+// casFailure is the result of a conditional write that did not apply:
+// Cassandra's buildCasFailureResultSet.
+func casFailure(t *schema.Table, plans []*modifyPlan, targets []casTarget, cur *mutation.Partition, batch bool) (*Result, error) {
+	wildcard := false
+	var condCols []*schema.Column
+	seen := map[*schema.Column]bool{}
+	for _, p := range plans {
+		if p.cas == nil {
+			continue
+		}
+		if p.cas.ifExists || p.cas.ifNotExists {
+			wildcard = true
+		}
+		for _, cd := range p.cas.conds {
+			if !seen[cd.col] {
+				seen[cd.col] = true
+				condCols = append(condCols, cd.col)
+			}
+		}
+	}
+	var cols []*schema.Column
+	switch {
+	case wildcard:
+		cols = selectStarOrder(t)
+	case batch:
+		cols = append(append(append(cols, t.PartitionKey...), t.Clustering...), condCols...)
+	default:
+		cols = condCols
+	}
+	var rows []*outRow
+	done := map[string]bool{}
+	staticCond := false
+	for _, c := range condCols {
+		if c.Kind == schema.Static {
+			staticCond = true
+		}
+	}
+	for _, tg := range targets {
+		r := casRow(t, cur, tg)
+		if r == nil && staticCond && !wildcard {
+			// The row is absent but the conditioned statics exist: they
+			// are returned alone, with a null clustering.
+			r = casRow(t, cur, casTarget{})
+		}
+		if r == nil {
+			continue
+		}
+		id := string(mutation.CompositeKey(r.clustering))
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		rows = append(rows, r)
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return t.CompareClustering(rows[i].clustering, rows[j].clustering) < 0 })
+	return casResult(t, false, cols, rows), nil
+}
+
+// selectStarOrder is Cassandra's "SELECT *" column order: partition key,
+// clustering, then static columns by name, then regular columns by name
+// (TableMetadata.allColumnsInSelectOrder).
+func selectStarOrder(t *schema.Table) []*schema.Column {
+	out := append(append([]*schema.Column(nil), t.PartitionKey...), t.Clustering...)
+	byName := func(cs []*schema.Column) []*schema.Column {
+		cs = append([]*schema.Column(nil), cs...)
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+		return cs
+	}
+	out = append(out, byName(t.Statics)...)
+	return append(out, byName(t.Regulars)...)
+}

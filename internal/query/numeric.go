@@ -1,0 +1,443 @@
+package query
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// This file holds the numeric machinery shared by arithmetic selectors,
+// math functions, casts and aggregates. It follows Cassandra's NumberType
+// family: fixed-width integers wrap like Java's (no overflow error), float
+// and double follow IEEE 754, varint and decimal are exact (decimal division
+// rounds to 34 significant digits, MathContext.DECIMAL128).
+
+// isNumeric reports whether t is one of Cassandra's NumberType types.
+func isNumeric(t *types.Type) bool {
+	switch t.Kind {
+	case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Counter,
+		types.Float, types.Double, types.Varint, types.Decimal:
+		return true
+	}
+	return false
+}
+
+// numSize is OperationFcts' size of a number type (MaxInt for the exact
+// types), used for result type promotion.
+func numSize(t *types.Type) int {
+	switch t.Kind {
+	case types.Tinyint:
+		return 1
+	case types.Smallint:
+		return 2
+	case types.Int, types.Float:
+		return 4
+	case types.Bigint, types.Counter, types.Double:
+		return 8
+	}
+	return math.MaxInt32
+}
+
+func isFloating(t *types.Type) bool {
+	return t.Kind == types.Float || t.Kind == types.Double || t.Kind == types.Decimal
+}
+
+// promote returns the result type of an arithmetic operation on a and b.
+func promote(a, b *types.Type) *types.Type {
+	size := numSize(a)
+	if s := numSize(b); s > size {
+		size = s
+	}
+	if isFloating(a) || isFloating(b) {
+		switch size {
+		case 1, 2, 4:
+			return types.FloatType
+		case 8:
+			return types.DoubleType
+		}
+		return types.DecimalType
+	}
+	switch size {
+	case 1:
+		return types.TinyintType
+	case 2:
+		return types.SmallintType
+	case 4:
+		return types.IntType
+	case 8:
+		return types.BigintType
+	}
+	return types.VarintType
+}
+
+// num is a decoded number.
+type num struct {
+	kind types.Kind
+	i    int64    // fixed-width integers
+	f    float64  // float, double
+	r    *big.Rat // varint, decimal
+}
+
+func decodeNum(t *types.Type, v []byte) (num, error) {
+	n := num{kind: t.Kind}
+	switch t.Kind {
+	case types.Tinyint:
+		x, err := types.DecodeTinyint(v)
+		n.i = int64(x)
+		return n, err
+	case types.Smallint:
+		x, err := types.DecodeSmallint(v)
+		n.i = int64(x)
+		return n, err
+	case types.Int:
+		x, err := types.DecodeInt(v)
+		n.i = int64(x)
+		return n, err
+	case types.Bigint, types.Counter:
+		x, err := types.DecodeBigint(v)
+		n.i = x
+		n.kind = types.Bigint
+		return n, err
+	case types.Float:
+		x, err := types.DecodeFloat(v)
+		n.f = float64(x)
+		return n, err
+	case types.Double:
+		x, err := types.DecodeDouble(v)
+		n.f = x
+		return n, err
+	case types.Varint:
+		n.r = new(big.Rat).SetInt(types.DecodeVarintBytes(v))
+		return n, nil
+	case types.Decimal:
+		u, scale, err := types.DecodeDecimal(v)
+		if err != nil {
+			return n, err
+		}
+		if scale > maxArithScale || scale < -maxArithScale {
+			return n, cqlerr.Invalidf("Decimal scale %d is out of the supported range for arithmetic", scale)
+		}
+		n.r = decimalRat(u, scale)
+		return n, nil
+	}
+	return n, cqlerr.Invalidf("%s is not a numeric type", t)
+}
+
+func decimalRat(u *big.Int, scale int32) *big.Rat {
+	r := new(big.Rat).SetInt(u)
+	if scale > 0 {
+		r.Quo(r, new(big.Rat).SetInt(pow10(int(scale))))
+	} else if scale < 0 {
+		r.Mul(r, new(big.Rat).SetInt(pow10(int(-scale))))
+	}
+	return r
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// rat returns n as an exact rational (floats by their exact binary value).
+func (n num) rat() *big.Rat {
+	switch n.kind {
+	case types.Float, types.Double:
+		if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
+			return nil
+		}
+		// BigDecimal.valueOf(double) uses Double.toString: the shortest repr.
+		bits := 64
+		if n.kind == types.Float {
+			bits = 32
+		}
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(n.f, 'g', -1, bits))
+		return r
+	case types.Varint, types.Decimal:
+		return n.r
+	}
+	return new(big.Rat).SetInt64(n.i)
+}
+
+func (n num) float() float64 {
+	switch n.kind {
+	case types.Float, types.Double:
+		return n.f
+	case types.Varint, types.Decimal:
+		f, _ := n.r.Float64()
+		return f
+	}
+	return float64(n.i)
+}
+
+// int64 returns n truncated to an integer (Java's longValue()).
+func (n num) int64() int64 {
+	switch n.kind {
+	case types.Float, types.Double:
+		return javaF2L(n.f)
+	case types.Varint, types.Decimal:
+		q := new(big.Int).Quo(n.r.Num(), n.r.Denom())
+		return q.Int64() // low 64 bits, as BigInteger.longValue()
+	}
+	return n.i
+}
+
+func javaF2L(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+func (n num) bigInt() *big.Int {
+	switch n.kind {
+	case types.Float, types.Double:
+		r := n.rat()
+		if r == nil {
+			return new(big.Int)
+		}
+		return new(big.Int).Quo(r.Num(), r.Denom())
+	case types.Varint, types.Decimal:
+		return new(big.Int).Quo(n.r.Num(), n.r.Denom())
+	}
+	return big.NewInt(n.i)
+}
+
+// encodeNum converts n to type t (Java's narrowing conversions).
+func encodeNum(t *types.Type, n num) ([]byte, error) {
+	switch t.Kind {
+	case types.Tinyint:
+		return types.EncodeTinyint(int8(n.int64())), nil
+	case types.Smallint:
+		return types.EncodeSmallint(int16(n.int64())), nil
+	case types.Int:
+		if n.kind == types.Float || n.kind == types.Double {
+			return types.EncodeInt(javaF2I(n.f)), nil
+		}
+		return types.EncodeInt(int32(n.int64())), nil
+	case types.Bigint, types.Counter:
+		return types.EncodeBigint(n.int64()), nil
+	case types.Float:
+		return types.EncodeFloat(float32(n.float())), nil
+	case types.Double:
+		return types.EncodeDouble(n.float()), nil
+	case types.Varint:
+		return types.EncodeVarint(n.bigInt()), nil
+	case types.Decimal:
+		r := n.rat()
+		if r == nil {
+			return nil, cqlerr.Invalidf("Cannot convert %v to decimal", n.f)
+		}
+		u, scale := ratToDecimal(r, 0)
+		return types.EncodeDecimal(u, scale), nil
+	}
+	return nil, cqlerr.Invalidf("%s is not a numeric type", t)
+}
+
+func javaF2I(f float64) int32 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(f)
+}
+
+// ratToDecimal converts r to an unscaled value and scale. With prec == 0 the
+// conversion must be exact (r has a finite decimal expansion, which holds for
+// every value built from decimals, integers and doubles) and uses the
+// smallest non-negative scale; otherwise it rounds half-even to prec
+// significant digits and strips trailing zeros.
+func ratToDecimal(r *big.Rat, prec int) (*big.Int, int32) {
+	if r.Sign() == 0 {
+		return new(big.Int), 0
+	}
+	if prec == 0 {
+		num, den := new(big.Int).Set(r.Num()), r.Denom()
+		scale := int32(0)
+		ten := big.NewInt(10)
+		for scale < 400 {
+			q, m := new(big.Int).QuoRem(num, den, new(big.Int))
+			if m.Sign() == 0 {
+				return q, scale
+			}
+			num.Mul(num, ten)
+			scale++
+		}
+		prec = 34
+	}
+	// Position of the most significant digit.
+	abs := new(big.Rat).Abs(r)
+	e := len(new(big.Int).Quo(abs.Num(), abs.Denom()).String()) - 1
+	if abs.Cmp(big.NewRat(1, 1)) < 0 {
+		// count leading zeros after the point
+		e = -1
+		x := new(big.Rat).Set(abs)
+		ten := big.NewRat(10, 1)
+		for x.Mul(x, ten).Cmp(big.NewRat(1, 1)) < 0 {
+			e--
+		}
+	}
+	scale := int32(prec - 1 - e)
+	scaled := new(big.Rat).Set(r)
+	if scale >= 0 {
+		scaled.Mul(scaled, new(big.Rat).SetInt(pow10(int(scale))))
+	} else {
+		scaled.Quo(scaled, new(big.Rat).SetInt(pow10(int(-scale))))
+	}
+	u := roundHalfEven(scaled)
+	// Strip trailing zeros (down to scale 0).
+	ten := big.NewInt(10)
+	for scale > 0 {
+		q, m := new(big.Int).QuoRem(u, ten, new(big.Int))
+		if m.Sign() != 0 {
+			break
+		}
+		u = q
+		scale--
+	}
+	return u, scale
+}
+
+func roundHalfEven(r *big.Rat) *big.Int {
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
+	c := twice.Cmp(r.Denom())
+	if c > 0 || c == 0 && q.Bit(0) == 1 {
+		if r.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q
+}
+
+// wrap narrows an int64 result to the width of kind, as Java's casts do.
+func wrap(kind types.Kind, x int64) int64 {
+	switch kind {
+	case types.Tinyint:
+		return int64(int8(x))
+	case types.Smallint:
+		return int64(int16(x))
+	case types.Int:
+		return int64(int32(x))
+	}
+	return x
+}
+
+// arith computes a op b in the (already promoted) type t. Integer division
+// or remainder by zero fails as Java's ArithmeticException does.
+func arith(t *types.Type, op byte, a, b num) (num, error) {
+	out := num{kind: t.Kind}
+	switch t.Kind {
+	case types.Tinyint, types.Smallint, types.Int, types.Bigint:
+		x, y := a.int64(), b.int64()
+		switch op {
+		case '+':
+			out.i = x + y
+		case '-':
+			out.i = x - y
+		case '*':
+			out.i = x * y
+		case '/', '%':
+			if y == 0 {
+				return out, errDivByZero
+			}
+			if y == -1 {
+				// MinInt / -1 wraps in Java.
+				if op == '/' {
+					out.i = -x
+				} else {
+					out.i = 0
+				}
+			} else if op == '/' {
+				out.i = x / y
+			} else {
+				out.i = x % y
+			}
+		}
+		out.i = wrap(t.Kind, out.i)
+	case types.Float, types.Double:
+		x, y := a.float(), b.float()
+		switch op {
+		case '+':
+			out.f = x + y
+		case '-':
+			out.f = x - y
+		case '*':
+			out.f = x * y
+		case '/':
+			out.f = x / y
+		case '%':
+			out.f = math.Mod(x, y)
+		}
+		if t.Kind == types.Float {
+			out.f = float64(float32(out.f))
+		}
+	case types.Varint:
+		x, y := a.bigInt(), b.bigInt()
+		z := new(big.Int)
+		switch op {
+		case '+':
+			z.Add(x, y)
+		case '-':
+			z.Sub(x, y)
+		case '*':
+			z.Mul(x, y)
+		case '/', '%':
+			if y.Sign() == 0 {
+				return out, errDivByZero
+			}
+			if op == '/' {
+				z.Quo(x, y)
+			} else {
+				z.Rem(x, y)
+			}
+		}
+		out.r = new(big.Rat).SetInt(z)
+	case types.Decimal:
+		x, y := a.rat(), b.rat()
+		if x == nil || y == nil {
+			return out, cqlerr.Invalidf("Cannot convert NaN or Infinity to decimal")
+		}
+		z := new(big.Rat)
+		switch op {
+		case '+':
+			z.Add(x, y)
+		case '-':
+			z.Sub(x, y)
+		case '*':
+			z.Mul(x, y)
+		case '/', '%':
+			if y.Sign() == 0 {
+				return out, cqlerr.Invalidf("Division by zero")
+			}
+			if op == '/' {
+				z.Quo(x, y)
+				u, s := ratToDecimal(z, 34)
+				z = decimalRat(u, s)
+			} else {
+				q := new(big.Int).Quo(new(big.Rat).Quo(x, y).Num(), new(big.Rat).Quo(x, y).Denom())
+				z.Sub(x, new(big.Rat).Mul(new(big.Rat).SetInt(q), y))
+			}
+		}
+		out.r = z
+	}
+	return out, nil
+}
+
+// maxArithScale bounds decimal scales in computations: a hostile value
+// with a scale near 2^31 would otherwise cost unbounded time and memory.
+const maxArithScale = 100000
+
+var errDivByZero = cqlerr.Invalidf("/ by zero")

@@ -1,0 +1,218 @@
+package query
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+)
+
+// This file shapes the rows a SELECT read returns: projection through the
+// selectors, aggregation (with GROUP BY on a primary-key prefix) and
+// SELECT JSON.
+
+// compileGroupBy checks GROUP BY with Cassandra's rules: the columns must be
+// a prefix of the primary key in declaration order, where columns
+// restricted by an equality may be skipped.
+func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
+	if len(st.GroupBy) == 0 {
+		return nil
+	}
+	t := p.table
+	var pkCols []*schema.Column
+	pkCols = append(pkCols, t.PartitionKey...)
+	pkCols = append(pkCols, t.Clustering...)
+	eqRestricted := func(col *schema.Column) bool {
+		var kv *keyVals
+		if col.Kind == schema.PartitionKey && p.pk != nil {
+			kv = p.pk[col.Position]
+		} else if col.Kind == schema.Clustering && col.Position < len(p.ck) {
+			kv = p.ck[col.Position]
+		}
+		return kv != nil && len(kv.fns) == 1 && !kv.listMarker
+	}
+	pos := 0
+	for gi, g := range st.GroupBy {
+		cs, ok := g.(*cql.ColumnSel)
+		if fs, isFn := g.(*cql.FunctionSel); isFn {
+			if !strings.EqualFold(fs.Name.Name, "floor") || fs.Star || len(fs.Args) < 2 {
+				return cqlerr.Invalidf("Only monotonic functions are supported in the GROUP BY clause. Got: %s", cql.FormatSelector(g))
+			}
+			if gi != len(st.GroupBy)-1 {
+				return cqlerr.Invalidf("Functions are only supported on the last element of the GROUP BY clause")
+			}
+			if cs, ok = fs.Args[0].(*cql.ColumnSel); !ok {
+				return cqlerr.Invalidf("Only monotonic functions are supported in the GROUP BY clause. Got: %s", cql.FormatSelector(g))
+			}
+			e, err := (&selCompiler{c: c, t: t, now: p.now}).compile(g)
+			if err != nil {
+				return err
+			}
+			p.groupFn = e
+		} else if !ok {
+			return cqlerr.Invalidf("Only column names and monotonic scalar functions are supported in the GROUP BY clause.")
+		}
+		col, err := columnOf(t, cs.Name)
+		if err != nil {
+			return err
+		}
+		if !col.IsPrimaryKey() {
+			return cqlerr.Invalidf("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", col.Name)
+		}
+		for pos < len(pkCols) && pkCols[pos] != col && eqRestricted(pkCols[pos]) {
+			pos++
+		}
+		if pos >= len(pkCols) || pkCols[pos] != col {
+			return cqlerr.Invalidf("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+		}
+		pos++
+		p.groupBy = append(p.groupBy, col)
+	}
+	if p.distinct {
+		for _, c := range p.groupBy {
+			if c.Kind == schema.Clustering {
+				return cqlerr.Invalidf("Grouping on clustering columns is not allowed for SELECT DISTINCT queries")
+			}
+		}
+	}
+	return nil
+}
+
+// project computes one output row from one input row.
+func (p *selectPlan) project(ctx *evalCtx, r *outRow) ([][]byte, error) {
+	ctx.row = r
+	out := make([][]byte, len(p.selectors))
+	for i, s := range p.selectors {
+		s.node.reset()
+		if err := s.node.add(ctx); err != nil {
+			return nil, err
+		}
+		v, err := s.node.out(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// groupKey returns the GROUP BY values of a row.
+func (p *selectPlan) groupKey(r *outRow, vals []Value) [][]byte {
+	k := make([][]byte, len(p.groupBy))
+	for i, c := range p.groupBy {
+		k[i] = r.value(p.table, c)
+	}
+	if p.groupFn != nil {
+		ctx := &evalCtx{t: p.table, row: r, now: p.now, vals: vals}
+		p.groupFn.node.reset()
+		_ = p.groupFn.node.add(ctx)
+		v, err := p.groupFn.node.out(ctx)
+		if err != nil {
+			v = nil
+		}
+		k[len(k)-1] = v
+		p.groupFn.node.reset()
+	}
+	return k
+}
+
+func sameKey(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) || (a[i] == nil) != (b[i] == nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregateRows folds the rows into one row per group (one row in all
+// without GROUP BY, even when there are no rows).
+func (p *selectPlan) aggregateRows(ctx *evalCtx, rows []outRow) ([][][]byte, []int, error) {
+	var out [][][]byte
+	var lastRow []int // index in rows of each output row's last input row
+	lastIdx := -1
+	reset := func() {
+		for _, s := range p.selectors {
+			s.node.reset()
+		}
+	}
+	emit := func() error {
+		row := make([][]byte, len(p.selectors))
+		for i, s := range p.selectors {
+			v, err := s.node.out(ctx)
+			if err != nil {
+				return err
+			}
+			row[i] = v
+		}
+		out = append(out, row)
+		lastRow = append(lastRow, lastIdx)
+		return nil
+	}
+	reset()
+	var cur [][]byte
+	for i := range rows {
+		ctx.row = &rows[i]
+		if len(p.groupBy) > 0 {
+			k := p.groupKey(&rows[i], ctx.vals)
+			if i > 0 && !sameKey(k, cur) {
+				if err := emit(); err != nil {
+					return nil, nil, err
+				}
+				reset()
+			}
+			cur = k
+		}
+		for _, s := range p.selectors {
+			if err := s.node.add(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
+		lastIdx = i
+	}
+	ctx.row = &outRow{}
+	if len(rows) > 0 || len(p.groupBy) == 0 {
+		if err := emit(); err != nil {
+			return nil, nil, err
+		}
+	}
+	reset()
+	return out, lastRow, nil
+}
+
+// finish applies SELECT JSON: each row becomes one JSON object text.
+func (p *selectPlan) finish(res *Result) *Result {
+	if !p.json {
+		return res
+	}
+	for i, row := range res.Rows {
+		var b strings.Builder
+		b.WriteByte('{')
+		for j, s := range p.selectors {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(types.ToJSON(types.TextType, []byte(jsonKey(s.name))))
+			b.WriteString(": ")
+			b.WriteString(types.ToJSON(s.typ, row[j]))
+		}
+		b.WriteByte('}')
+		res.Rows[i] = [][]byte{[]byte(b.String())}
+	}
+	return res
+}
+
+// jsonKey is how Cassandra names a column in SELECT JSON: names that need
+// quoting in CQL keep their double quotes.
+func jsonKey(name string) string {
+	if name != strings.ToLower(name) {
+		return `"` + name + `"`
+	}
+	return name
+}
