@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime"
@@ -27,6 +30,7 @@ var startFlags = struct {
 	nativePort    int
 	adminPort     int
 	logLevel      string
+	pprofAddr     string
 }{}
 
 func newRootCommand() *cobra.Command {
@@ -67,6 +71,7 @@ func newStartCommand() *cobra.Command {
 	f.IntVar(&startFlags.nativePort, "native-port", def.NativePort, "CQL native protocol port")
 	f.IntVar(&startFlags.adminPort, "admin-port", def.AdminPort, "admin port (used by cqld nodetool); -1 disables it")
 	f.StringVar(&startFlags.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	f.StringVar(&startFlags.pprofAddr, "pprof-addr", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060); empty disables it")
 	return cmd
 }
 
@@ -100,6 +105,13 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	if flags.Changed("admin-port") || startFlags.config == "" {
 		cfg.AdminPort = startFlags.adminPort
 	}
+	if startFlags.pprofAddr != "" {
+		stopPprof, err := servePprof(startFlags.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
 	n, err := node.Start(cfg, log)
 	if err != nil {
 		return err
@@ -122,4 +134,29 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	}
 	log.Info("cqld stopped")
 	return serveErr
+}
+
+// servePprof serves the net/http/pprof handlers on addr (for profiling under
+// load: go tool pprof http://ADDR/debug/pprof/profile). It listens before
+// returning so that a bad address fails the start; the returned function
+// stops it.
+func servePprof(addr string, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			log.Error("pprof server failed", "err", err)
+		}
+	}()
+	log.Info("pprof serving", "pprof_address", ln.Addr().String())
+	return func() { _ = srv.Close() }, nil
 }
