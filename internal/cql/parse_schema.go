@@ -53,10 +53,7 @@ func (p *parser) createStatement() Statement {
 	case t.isKw(kwRole):
 		p.advance()
 		r := &CreateRole{IfNotExists: p.ifNotExists()}
-		r.Name = p.roleName()
-		if p.acceptKw(kwWith) {
-			r.Options = p.roleOptions()
-		}
+		r.Name, r.Options = p.roleNameAndOptions()
 		return r
 	case t.isKw(kwUser):
 		p.advance()
@@ -96,10 +93,7 @@ func (p *parser) alterStatement() Statement {
 	case t.isKw(kwRole):
 		p.advance()
 		r := &AlterRole{IfExists: p.ifExists()}
-		r.Name = p.roleName()
-		if p.acceptKw(kwWith) {
-			r.Options = p.roleOptions()
-		}
+		r.Name, r.Options = p.roleNameAndOptions()
 		return r
 	case t.isKw(kwUser):
 		p.advance()
@@ -585,4 +579,14 @@ func (p *parser) alterTable() *AlterTable {
 		p.noViable()
 	}
 	return at
+}
+
+// roleNameAndOptions parses the role name and optional WITH options that
+// CREATE ROLE and ALTER ROLE share.
+func (p *parser) roleNameAndOptions() (string, []RoleOption) {
+	name := p.roleName()
+	if p.acceptKw(kwWith) {
+		return name, p.roleOptions()
+	}
+	return name, nil
 }

@@ -183,16 +183,22 @@ func (n num) int64() int64 {
 	return n.i
 }
 
-func javaF2L(f float64) int64 {
+// javaF2L and javaF2I are Java's saturating (long) and (int) casts of a
+// double: NaN is 0, out-of-range values clamp.
+func javaF2L(f float64) int64 { return javaF2Int[int64](f, math.MinInt64, math.MaxInt64) }
+
+func javaF2I(f float64) int32 { return javaF2Int[int32](f, math.MinInt32, math.MaxInt32) }
+
+func javaF2Int[T int32 | int64](f float64, lo, hi T) T {
 	switch {
 	case math.IsNaN(f):
 		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
+	case f >= float64(hi):
+		return hi
+	case f <= float64(lo):
+		return lo
 	}
-	return int64(f)
+	return T(f)
 }
 
 func (n num) bigInt() *big.Int {
@@ -238,18 +244,6 @@ func encodeNum(t *types.Type, n num) ([]byte, error) {
 		return types.EncodeDecimal(u, scale), nil
 	}
 	return nil, cqlerr.Invalidf("%s is not a numeric type", t)
-}
-
-func javaF2I(f float64) int32 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int32(f)
 }
 
 // ratToDecimal converts r to an unscaled value and scale. With prec == 0 the
