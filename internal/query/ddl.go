@@ -298,6 +298,10 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 	var order []string
 	for i := range st.Columns {
 		d := &st.Columns[i]
+		if d.Mask != nil {
+			// Refuse rather than create the table without its mask.
+			return cqlerr.NotImplemented("dynamic data masking (MASKED WITH)")
+		}
 		if _, dup := defs[d.Name]; dup {
 			return cqlerr.Invalidf("Duplicate column '%s' declaration for table %s.%s", d.Name, ksName, name)
 		}
