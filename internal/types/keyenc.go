@@ -518,6 +518,10 @@ func (d *keyDecoder) varint() ([]byte, error) {
 	return EncodeVarint(x), nil
 }
 
+// maxIntegralDecimalZeros bounds the trailing zeros DecodeKey writes out
+// for an integral decimal key (see keyDecoder.decimal).
+const maxIntegralDecimalZeros = 64
+
 func (d *keyDecoder) decimal() ([]byte, error) {
 	s, err := d.byte()
 	if err != nil {
@@ -572,6 +576,13 @@ func (d *keyDecoder) decimal() ([]byte, error) {
 		return nil, errKey
 	}
 	u, _ := new(big.Int).SetString(string(digits), 10)
+	// The encoding keeps the value, not the scale. Give integral values
+	// scale 0 (1000, not 1E+3) as a client that wrote 1000 expects, unless
+	// the exponent is so large that the digits would be unreasonable.
+	if scale < 0 && scale >= -maxIntegralDecimalZeros {
+		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(-scale), nil))
+		scale = 0
+	}
 	if inv != 0 {
 		u.Neg(u)
 	}

@@ -275,7 +275,7 @@ func TestDecimalKeyCanonical(t *testing.T) {
 		t.Fatal("equal decimals must have equal keys")
 	}
 	v, _, err := DecodeKey(DecimalType, AppendKey(nil, DecimalType, d, false), false)
-	if err != nil || Format(DecimalType, v) != "1E+2" {
+	if err != nil || Format(DecimalType, v) != "100" {
 		t.Fatalf("decoded %x (%s), %v", v, Format(DecimalType, v), err)
 	}
 }
