@@ -249,7 +249,9 @@ const (
 	OpContainsKey
 	OpLike
 	OpIsNot // IS NOT NULL (Value is a LitNull literal)
-	OpNotIn // NOT IN (Cassandra 5.0)
+	// NOT IN, NOT CONTAINS and NOT CONTAINS KEY are Cassandra 5.1 syntax:
+	// the parser never produces them (5.0 answers a syntax error).
+	OpNotIn
 	OpNotContains
 	OpNotContainsKey
 )
@@ -273,6 +275,8 @@ func (o Operator) String() string {
 //   - element:        Columns = [m], MapKey set: m['k'] = 1
 //   - multi-column:   Columns = [a, b], Tuple true: (a, b) > (1, 2), (a, b) IN ((1,2),(3,4)), (a,b) IN ?
 //   - token:          Columns = [a, b], Token true: token(a, b) > 5
+//   - custom index expression (Parser.g's customIndexExpression):
+//     Index set, Columns nil, Value the expression: expr(idx, 'query')
 //
 // For IN, InValues holds the listed terms; when the whole list is a single
 // marker (c IN ?), InMarker is set instead. For the other operators Value is
@@ -286,6 +290,8 @@ type Relation struct {
 	Value    Term
 	InValues []Term
 	InMarker *BindMarker
+	// Index names the index of a custom index expression (nil otherwise).
+	Index *QualifiedName
 }
 
 // Ordering is one ORDER BY item. Column is set for ordinary ordering; ANN

@@ -228,7 +228,6 @@ type RoleOptionKind uint8
 const (
 	RolePassword             RoleOptionKind = iota + 1 // PASSWORD = 's'
 	RoleHashedPassword                                 // HASHED PASSWORD = 's'
-	RoleGeneratedPassword                              // GENERATED PASSWORD
 	RoleSuperuser                                      // SUPERUSER = bool
 	RoleLogin                                          // LOGIN = bool
 	RoleOptionsMap                                     // OPTIONS = {...}
@@ -270,7 +269,7 @@ type DropRole struct {
 
 // CreateUser is the legacy CREATE USER [IF NOT EXISTS] name [WITH [HASHED |
 // GENERATED] PASSWORD ['s']] [SUPERUSER | NOSUPERUSER]. Password, when set,
-// is a RolePassword, RoleHashedPassword or RoleGeneratedPassword option.
+// is a RolePassword or RoleHashedPassword option.
 // User names keep their case (Cassandra does not fold them).
 type CreateUser struct {
 	Name        string
@@ -372,9 +371,6 @@ type ListRoles struct {
 // ListUsers is LIST USERS.
 type ListUsers struct{}
 
-// ListSuperusers is LIST SUPERUSERS.
-type ListSuperusers struct{}
-
 // AddIdentity is ADD IDENTITY [IF NOT EXISTS] 'identity' TO ROLE 'role'.
 type AddIdentity struct {
 	Identity    string
@@ -451,7 +447,6 @@ func (*RevokeRole) isStatement()             {}
 func (*ListPermissions) isStatement()        {}
 func (*ListRoles) isStatement()              {}
 func (*ListUsers) isStatement()              {}
-func (*ListSuperusers) isStatement()         {}
 func (*AddIdentity) isStatement()            {}
 func (*DropIdentity) isStatement()           {}
 func (*Describe) isStatement()               {}

@@ -22,10 +22,9 @@
 // and roles, LIST ROLES/USERS/SUPERUSERS/permissions, identities) and
 // DESCRIBE in all its forms (ast_schema.go). StatementName names a
 // statement as users say it ("CREATE INDEX"), for the executor to answer
-// "X is not supported by cqld yet" for features not built yet. The one
-// construct still returned as *Unsupported is a custom index expression in
-// a WHERE clause (expr(index, 'query')), which the AST's Relation cannot
-// carry without the query layer handling a relation with no column.
+// "X is not supported by cqld yet" for features not built yet. A custom
+// index expression in a WHERE clause (expr(index, 'query')) is a Relation
+// with Index set and no column.
 //
 // Files: parse_select.go, parse_where.go, parse_dml.go (DML), parse_ddl.go
 // (USE, TRUNCATE, CREATE TABLE, properties), parse_schema.go (CREATE/ALTER/
@@ -78,9 +77,10 @@
 //     names, so "SELECT json AS j FROM t" works.
 //   - A type hint in a select clause must apply to a term: "(b) AS x" is
 //     the column b with an alias.
-//   - NOT IN, NOT CONTAINS and NOT CONTAINS KEY are accepted, as the AST
-//     has them; BETWEEN (Cassandra 5.1) is not, nor are the post-5.0 forms
-//     of trunk's Parser.g (CREATE TABLE ... LIKE, CHECK constraints).
+//   - None of the post-5.0 forms of trunk's Parser.g is accepted: NOT IN,
+//     NOT CONTAINS [KEY], BETWEEN, LIST SUPERUSERS, GENERATED PASSWORD,
+//     CREATE TABLE ... LIKE, CHECK constraints are syntax errors, and
+//     SUPERUSERS, GENERATED, BETWEEN are plain identifiers, as in 5.0.
 //   - Errors that Cassandra raises by throwing a SyntaxException from a
 //     parser action ("Options 'password' and 'hashed password' are mutually
 //     exclusive", "COMPACT STORAGE tables are not allowed starting with

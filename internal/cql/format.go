@@ -190,6 +190,14 @@ func (f *formatter) where(rels []Relation) {
 }
 
 func (f *formatter) relation(r *Relation) {
+	if r.Index != nil {
+		f.WriteString("expr(")
+		f.qname(*r.Index)
+		f.WriteString(", ")
+		f.term(r.Value)
+		f.WriteByte(')')
+		return
+	}
 	switch {
 	case r.Token:
 		f.WriteString("token")

@@ -286,8 +286,6 @@ func (f *formatter) schemaStatement(s Statement) bool {
 		}
 	case *ListUsers:
 		f.WriteString("LIST USERS")
-	case *ListSuperusers:
-		f.WriteString("LIST SUPERUSERS")
 	case *AddIdentity:
 		f.WriteString("ADD IDENTITY ")
 		f.ifNotExists(s.IfNotExists)
@@ -508,8 +506,6 @@ func (f *formatter) roleOptions(opts []RoleOption) {
 		case RoleHashedPassword:
 			f.WriteString("HASHED PASSWORD = ")
 			writeQuotedString(&f.Builder, o.Text)
-		case RoleGeneratedPassword:
-			f.WriteString("GENERATED PASSWORD")
 		case RoleSuperuser, RoleLogin:
 			if o.Kind == RoleSuperuser {
 				f.WriteString("SUPERUSER = ")
@@ -559,8 +555,6 @@ func (f *formatter) userOptions(pw *RoleOption, super, nosuper bool) {
 		case RoleHashedPassword:
 			f.WriteString(" WITH HASHED PASSWORD ")
 			writeQuotedString(&f.Builder, pw.Text)
-		case RoleGeneratedPassword:
-			f.WriteString(" WITH GENERATED PASSWORD")
 		default:
 			f.WriteString(" WITH PASSWORD ")
 			writeQuotedString(&f.Builder, pw.Text)

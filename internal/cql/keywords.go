@@ -61,7 +61,6 @@ const (
 	kwFull
 	kwFunction
 	kwFunctions
-	kwGenerated
 	kwGrant
 	kwGroup
 	kwHashed
@@ -127,7 +126,6 @@ const (
 	kwStorage
 	kwStype
 	kwSuperuser
-	kwSuperusers
 	kwTables // TABLES or COLUMNFAMILIES
 	kwText
 	kwTime
@@ -237,7 +235,6 @@ var keywordInfos = [numKeywords]keywordInfo{
 	kwFull:         {"FULL", 0},
 	kwFunction:     {"FUNCTION", kwBasic},
 	kwFunctions:    {"FUNCTIONS", kwBasic},
-	kwGenerated:    {"GENERATED", kwBasic},
 	kwGrant:        {"GRANT", 0},
 	kwGroup:        {"GROUP", kwBasic},
 	kwHashed:       {"HASHED", kwBasic},
@@ -303,7 +300,6 @@ var keywordInfos = [numKeywords]keywordInfo{
 	kwStorage:      {"STORAGE", kwBasic},
 	kwStype:        {"STYPE", kwBasic},
 	kwSuperuser:    {"SUPERUSER", kwBasic},
-	kwSuperusers:   {"SUPERUSERS", kwBasic},
 	kwTables:       {"TABLES", kwBasic},
 	kwText:         {"TEXT", kwNative},
 	kwTime:         {"TIME", kwNative},

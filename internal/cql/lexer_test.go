@@ -125,24 +125,81 @@ func TestLexerPositions(t *testing.T) {
 	}
 }
 
+// Cassandra 5.0's keyword lists, copied from src/antlr/Parser.g
+// (basic_unreserved_keyword, native_type, the extra members of
+// unreserved_keyword) and Lexer.g (every other K_ token is reserved, except
+// the NaN/Infinity tokens, which the lexer treats as literals).
+var (
+	cassandra50BasicUnreserved = []string{"KEYS", "AS", "CLUSTER", "CLUSTERING", "COMPACT", "STORAGE",
+		"TABLES", "COLUMNFAMILIES", "TYPE", "TYPES", "VALUES", "MAP", "LIST", "FILTERING", "PERMISSION", "PERMISSIONS",
+		"KEYSPACES", "ALL", "USER", "USERS", "ROLE", "ROLES", "IDENTITY", "SUPERUSER", "NOSUPERUSER",
+		"LOGIN", "NOLOGIN", "OPTIONS", "PASSWORD", "HASHED", "EXISTS", "CUSTOM", "TRIGGER", "CONTAINS",
+		"INTERNALS", "ONLY", "STATIC", "FROZEN", "TUPLE", "FUNCTION", "FUNCTIONS", "AGGREGATE",
+		"AGGREGATES", "SFUNC", "STYPE", "FINALFUNC", "INITCOND", "RETURNS", "LANGUAGE", "CALLED", "INPUT",
+		"LIKE", "PER", "PARTITION", "GROUP", "DATACENTERS", "CIDRS", "ACCESS", "DEFAULT", "MBEAN",
+		"MBEANS", "REPLACE", "UNSET", "MASKED", "UNMASK", "SELECT_MASKED", "VECTOR", "ANN"}
+	cassandra50NativeTypes = []string{"ASCII", "BIGINT", "BLOB", "BOOLEAN", "COUNTER", "DECIMAL",
+		"DOUBLE", "DURATION", "FLOAT", "INET", "INT", "SMALLINT", "TEXT", "TIMESTAMP", "TINYINT", "UUID",
+		"VARCHAR", "VARINT", "TIMEUUID", "DATE", "TIME"}
+	cassandra50OtherUnreserved = []string{"TTL", "COUNT", "WRITETIME", "MAXWRITETIME", "KEY", "CAST",
+		"JSON", "DISTINCT"}
+	cassandra50Reserved = []string{"SELECT", "FROM", "WHERE", "AND", "ENTRIES", "FULL", "INSERT",
+		"UPDATE", "WITH", "LIMIT", "USING", "USE", "SET", "BEGIN", "UNLOGGED", "BATCH", "APPLY",
+		"TRUNCATE", "DELETE", "IN", "CREATE", "SCHEMA", "KEYSPACE", "COLUMNFAMILY", "TABLE",
+		"MATERIALIZED", "VIEW", "INDEX", "ON", "TO", "DROP", "PRIMARY", "INTO", "ALTER", "RENAME", "ADD",
+		"ORDER", "BY", "ASC", "DESC", "ALLOW", "IF", "IS", "GRANT", "OF", "REVOKE", "MODIFY",
+		"AUTHORIZE", "DESCRIBE", "EXECUTE", "NORECURSIVE", "TOKEN", "NULL", "NOT", "OR"}
+)
+
+// TestKeywordClasses checks the keyword table against Cassandra 5.0's
+// lists exactly: every keyword is in one list, with the same class.
 func TestKeywordClasses(t *testing.T) {
-	// Spot checks against Parser.g's keyword lists.
-	for _, name := range []string{"key", "type", "ttl", "writetime", "count", "values", "json", "keys",
-		"filtering", "distinct", "cast", "as", "options", "text", "timestamp", "date", "time", "exists",
-		"contains", "like", "per", "partition", "group", "static", "frozen", "list", "map", "tuple", "vector"} {
-		if isReserved(name) {
-			t.Errorf("%s should be usable as an identifier", name)
+	want := map[string]uint8{}
+	for _, n := range cassandra50BasicUnreserved {
+		want[n] |= kwBasic
+	}
+	for _, n := range cassandra50NativeTypes {
+		want[n] |= kwNative
+	}
+	for _, n := range cassandra50OtherUnreserved {
+		want[n] |= kwUnreserved
+	}
+	for _, n := range cassandra50Reserved {
+		if _, dup := want[n]; dup {
+			t.Fatalf("%s listed twice", n)
+		}
+		want[n] = 0
+	}
+	seen := map[string]bool{}
+	for spelling, k := range keywords {
+		name := strings.ToUpper(spelling)
+		seen[name] = true
+		class, ok := want[name]
+		if !ok {
+			t.Errorf("%q is a keyword here but not in Cassandra 5.0", spelling)
+			continue
+		}
+		if got := keywordInfos[k].class; got != class {
+			t.Errorf("%s: class %b, Cassandra 5.0 has %b", name, got, class)
+		}
+		if isReserved(spelling) != (class == 0) {
+			t.Errorf("%s: isReserved = %v", name, isReserved(spelling))
 		}
 	}
-	for _, name := range []string{"select", "from", "where", "and", "set", "table", "keyspace", "token",
-		"null", "not", "in", "is", "if", "limit", "order", "by", "asc", "desc", "primary", "with", "using"} {
-		if !isReserved(name) {
-			t.Errorf("%s should be reserved", name)
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("Cassandra 5.0 keyword %s is missing", name)
 		}
 	}
 	for k := keyword(1); k < numKeywords; k++ {
 		if k.isFunctionKeyword() && !k.isUnreserved() {
 			t.Errorf("%s: a function keyword must be unreserved", k)
+		}
+	}
+	// Post-5.0 keywords are plain identifiers.
+	for _, name := range []string{"superusers", "generated", "between", "check", "indexes", "expr"} {
+		if _, ok := keywords[name]; ok {
+			t.Errorf("%s must not be a keyword in Cassandra 5.0", name)
 		}
 	}
 }
@@ -157,5 +214,39 @@ func TestAsciiLower(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(10, func() { asciiLower(s) }); n != 0 {
 		t.Errorf("asciiLower of a lower-case string allocates %v times", n)
+	}
+}
+
+// TestKeywordsAsNames uses every Cassandra 5.0 keyword as a column name in
+// CREATE TABLE and SELECT: unreserved ones parse, reserved ones are syntax
+// errors.
+func TestKeywordsAsNames(t *testing.T) {
+	var unreserved []string
+	unreserved = append(unreserved, cassandra50BasicUnreserved...)
+	unreserved = append(unreserved, cassandra50NativeTypes...)
+	unreserved = append(unreserved, cassandra50OtherUnreserved...)
+	for _, kw := range unreserved {
+		for _, q := range []string{
+			"CREATE TABLE t (" + kw + " int PRIMARY KEY, v int)",
+			"SELECT " + kw + " FROM t WHERE " + kw + " = 1",
+			"SELECT " + strings.ToLower(kw) + ", x FROM " + kw + "." + kw,
+		} {
+			if _, err := Parse(q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+	}
+	for _, kw := range cassandra50Reserved {
+		for _, q := range []string{
+			"CREATE TABLE t (" + kw + " int PRIMARY KEY, v int)",
+			"SELECT x FROM t WHERE " + kw + " = 1",
+		} {
+			if _, err := Parse(q); err == nil {
+				t.Errorf("%s: parsed, but %s is reserved", q, kw)
+			}
+		}
+		if _, err := Parse(`CREATE TABLE t ("` + kw + `" int PRIMARY KEY)`); err != nil {
+			t.Errorf("quoted %s: %v", kw, err)
+		}
 	}
 }

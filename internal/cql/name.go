@@ -85,8 +85,6 @@ func StatementName(s Statement) string {
 		return "LIST ROLES"
 	case *ListUsers:
 		return "LIST USERS"
-	case *ListSuperusers:
-		return "LIST SUPERUSERS"
 	case *AddIdentity:
 		return "ADD IDENTITY"
 	case *DropIdentity:
@@ -116,7 +114,7 @@ var alterTableOpNames = [...]string{
 func (o AlterTableOp) String() string { return enumName(alterTableOpNames[:], int(o)) }
 
 var roleOptionKindNames = [...]string{
-	RolePassword: "PASSWORD", RoleHashedPassword: "HASHED PASSWORD", RoleGeneratedPassword: "GENERATED PASSWORD",
+	RolePassword: "PASSWORD", RoleHashedPassword: "HASHED PASSWORD",
 	RoleSuperuser: "SUPERUSER", RoleLogin: "LOGIN", RoleOptionsMap: "OPTIONS",
 	RoleAccessAllDatacenters: "ACCESS TO ALL DATACENTERS", RoleAccessDatacenters: "ACCESS TO DATACENTERS",
 	RoleAccessAllCidrs: "ACCESS FROM ALL CIDRS", RoleAccessCidrs: "ACCESS FROM CIDRS",

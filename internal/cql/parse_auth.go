@@ -44,7 +44,7 @@ func (p *parser) otherStatement() Statement {
 		a.Role = p.identity()
 		return a
 	}
-	// LIST ROLES | LIST USERS | LIST SUPERUSERS | LIST <permissions>
+	// LIST ROLES | LIST USERS | LIST <permissions>
 	switch {
 	case p.acceptKw(kwRoles):
 		l := &ListRoles{}
@@ -55,8 +55,6 @@ func (p *parser) otherStatement() Statement {
 		return l
 	case p.acceptKw(kwUsers):
 		return &ListUsers{}
-	case p.acceptKw(kwSuperusers):
-		return &ListSuperusers{}
 	}
 	if !p.startsPermissions(kwNone) {
 		p.noViable()
@@ -265,8 +263,6 @@ func roleOptionName(k RoleOptionKind) string {
 		return "PASSWORD"
 	case RoleHashedPassword:
 		return "HASHED_PASSWORD"
-	case RoleGeneratedPassword:
-		return "GENERATED_PASSWORD"
 	case RoleSuperuser:
 		return "SUPERUSER"
 	case RoleLogin:
@@ -282,24 +278,17 @@ func roleOptionName(k RoleOptionKind) string {
 // checkPasswords applies Cassandra's mutual-exclusion checks on the
 // password options.
 func checkPasswords(p *parser, opts []RoleOption) {
-	var pw, hashed, generated bool
+	var pw, hashed bool
 	for _, o := range opts {
 		switch o.Kind {
 		case RolePassword:
 			pw = true
 		case RoleHashedPassword:
 			hashed = true
-		case RoleGeneratedPassword:
-			generated = true
 		}
 	}
-	switch {
-	case pw && hashed:
+	if pw && hashed {
 		p.recognitionError(p.tok(), "Options 'password' and 'hashed password' are mutually exclusive")
-	case pw && generated:
-		p.recognitionError(p.tok(), "Options 'password' and 'generated password' are mutually exclusive")
-	case hashed && generated:
-		p.recognitionError(p.tok(), "Options 'hashed password' and 'generated password' are mutually exclusive")
 	}
 }
 
@@ -311,10 +300,6 @@ func (p *parser) roleOption() RoleOption {
 		p.advance()
 		p.expect(tkEq)
 		return RoleOption{Kind: RolePassword, Text: p.expect(tkString).text}
-	case t.isKw(kwGenerated):
-		p.advance()
-		p.expectKw(kwPassword)
-		return RoleOption{Kind: RoleGeneratedPassword}
 	case t.isKw(kwHashed):
 		p.advance()
 		p.expectKw(kwPassword)
@@ -372,9 +357,6 @@ func (p *parser) userOptions() (pw *RoleOption, super, nosuper bool) {
 		case p.acceptKw(kwHashed):
 			p.expectKw(kwPassword)
 			o.Kind, o.Text = RoleHashedPassword, p.expect(tkString).text
-		case p.acceptKw(kwGenerated):
-			p.expectKw(kwPassword)
-			o.Kind = RoleGeneratedPassword
 		default:
 			p.noViable()
 		}

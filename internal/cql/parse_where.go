@@ -3,13 +3,36 @@ package cql
 // This file parses WHERE clauses (Parser.g's whereClause and relation) and
 // the IF conditions of conditional updates and deletes (columnCondition).
 
-// whereClause parses relation (AND relation)*.
+// whereClause parses relationOrExpression (AND relationOrExpression)*.
 func (p *parser) whereClause() []Relation {
-	rels := p.relation(make([]Relation, 0, 4))
+	rels := p.relationOrExpression(make([]Relation, 0, 4))
 	for p.acceptKw(kwAnd) {
-		rels = p.relation(rels)
+		rels = p.relationOrExpression(rels)
 	}
 	return rels
+}
+
+// relationOrExpression parses a relation or a custom index expression
+// 'expr(' idxName ',' term ')' and appends it to rels. Lexer.g makes
+// "expr(" one case-sensitive token, so "EXPR(" and "expr (" are not one;
+// idxName has no keyspace, and the expression cannot be parenthesised (the
+// grammar's '(' relation ')' holds only relations).
+func (p *parser) relationOrExpression(rels []Relation) []Relation {
+	t := p.tok()
+	if t.kind == tkIdent && t.kw == kwNone && p.src[t.pos:t.end] == "expr" &&
+		p.peek(1).kind == tkLParen && p.peek(1).pos == t.end {
+		p.advance()
+		p.advance()
+		if p.is(tkQMark) {
+			p.markerInName("index")
+		}
+		idx := QualifiedName{Name: p.ident()}
+		p.expect(tkComma)
+		r := Relation{Index: &idx, Value: p.term()}
+		p.expect(tkRParen)
+		return append(rels, r)
+	}
+	return p.relation(rels)
 }
 
 // relation parses one relation and appends it to rels.
@@ -32,17 +55,6 @@ func (p *parser) relation(rels []Relation) []Relation {
 		rels = p.relation(rels)
 		p.expect(tkRParen)
 		return rels
-	case t.kind == tkIdent && t.kw == kwNone && t.text == "expr" &&
-		p.peek(1).kind == tkLParen && p.peek(1).pos == t.end:
-		// 'expr(' index_name ',' term ')': a custom index expression.
-		p.advance()
-		p.advance()
-		p.qualifiedName("index")
-		p.expect(tkComma)
-		p.term()
-		p.expect(tkRParen)
-		p.markUnsupported("custom index expressions")
-		return append(rels, Relation{})
 	}
 	if !t.isCident() {
 		p.noViable()
@@ -81,21 +93,6 @@ func (p *parser) relation(rels []Relation) []Relation {
 			r.Op = OpContainsKey
 		}
 		r.Value = p.term()
-	case t.isKw(kwNot):
-		p.advance()
-		switch {
-		case p.acceptKw(kwIn):
-			r.Op = OpNotIn
-			r.InValues, r.InMarker = p.inValues()
-		case p.acceptKw(kwContains):
-			r.Op = OpNotContains
-			if p.acceptKw(kwKey) {
-				r.Op = OpNotContainsKey
-			}
-			r.Value = p.term()
-		default:
-			p.noViable()
-		}
 	default:
 		p.noViable()
 	}
@@ -108,11 +105,8 @@ func (p *parser) multiColumnRelation() Relation {
 	r := Relation{Columns: p.tupleOfIdentifiers(), Tuple: true}
 	t := p.tok()
 	switch {
-	case t.isKw(kwIn) || (t.isKw(kwNot) && p.peek(1).isKw(kwIn)):
+	case t.isKw(kwIn):
 		r.Op = OpIn
-		if p.acceptKw(kwNot) {
-			r.Op = OpNotIn
-		}
 		p.advance()
 		if p.isMarker(0) {
 			r.InMarker = p.marker()

@@ -30,6 +30,15 @@
 // returns a *ColumnError instead, and callers use WithColumn(err, name),
 // which handles both kinds.
 //
+// Tests: keyenc_test.go and roundtrip_test.go are the property tests (key
+// order agrees with Compare for random values of every key type, nested
+// frozen collections, UDTs, vectors, DESC and random composites; wire and
+// CQL-literal round trips); edge_test.go prints the per-type edge-value
+// table to testdata/edge_values (cqlsh, CQL literal and JSON forms);
+// fuzz_test.go fuzzes every decoder of untrusted bytes. Driver round trips
+// through the server live in internal/node/types_driver_test.go and
+// tests/drivers/python/smoke.py.
+//
 // Invariants:
 //   - Compare(t, a, b) == sign(bytes.Compare(AppendKey(nil, t, a, false),
 //     AppendKey(nil, t, b, false))) for every valid a, b of a key type

@@ -125,7 +125,13 @@ func formatValue(b *strings.Builder, t *Type, v []byte, nested, cql bool) {
 		days, _ := DecodeDate(v)
 		t := time.Unix(days*86400, 0).UTC()
 		if t.Year() < 1 || t.Year() > 9999 {
-			b.WriteString(strconv.FormatInt(days+dateEpoch, 10))
+			// A literal takes the raw day number (epoch at 2^31); cqlsh
+			// (the Python driver's Date) prints the signed days since epoch.
+			if cql {
+				b.WriteString(strconv.FormatInt(days+dateEpoch, 10))
+			} else {
+				b.WriteString(strconv.FormatInt(days, 10))
+			}
 			return
 		}
 		quoteIf(t.Format("2006-01-02"))
@@ -203,7 +209,9 @@ func formatValue(b *strings.Builder, t *Type, v []byte, nested, cql bool) {
 	}
 }
 
-// quoteIdent double-quotes an identifier unless it is lower-case alphanumeric.
+// quoteIdent double-quotes a UDT field name in a formatted value (cqlsh's
+// and toJson's form) unless it is lower-case alphanumeric; type strings use
+// cql.MaybeQuote, which also quotes reserved words.
 func quoteIdent(s string) string {
 	ok := s != "" && !(s[0] >= '0' && s[0] <= '9')
 	for i := 0; i < len(s) && ok; i++ {

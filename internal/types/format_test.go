@@ -88,3 +88,31 @@ func TestParseTypeString(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeStrings pins type spellings as system_schema.columns shows them.
+func TestTypeStrings(t *testing.T) {
+	udt := func(name string) *Type {
+		return &Type{Kind: UDT, Frozen: true, Keyspace: "ks", Name: name, FieldNames: []string{"a"}, Params: []*Type{IntType}}
+	}
+	for _, c := range []struct {
+		typ  *Type
+		want string
+	}{
+		{&Type{Kind: Vector, Params: []*Type{FloatType}, Dimension: 3}, "vector<float, 3>"},
+		{&Type{Kind: Vector, Params: []*Type{FloatType}, Dimension: 3, Frozen: true}, "vector<float, 3>"},
+		{&Type{Kind: Vector, Params: []*Type{ListOf(IntType, true)}, Dimension: 2}, "vector<frozen<list<int>>, 2>"},
+		{TupleOf(IntType, TextType), "frozen<tuple<int, text>>"},
+		{MapOf(TextType, ListOf(IntType, true), false), "map<text, frozen<list<int>>>"},
+		{udt("addr"), "frozen<addr>"},
+		{udt("MyType"), `frozen<"MyType">`},
+		{ListOf(udt("a b"), false), `list<frozen<"a b">>`},
+	} {
+		if got := c.typ.String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
+		}
+		back, err := ParseTypeStringWith(c.typ.String(), func(name string) (*Type, error) { return udt(name), nil })
+		if err != nil || back.String() != c.want || !back.Equal(c.typ) {
+			t.Errorf("%q parses back as %v, %v", c.want, back, err)
+		}
+	}
+}

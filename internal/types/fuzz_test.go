@@ -95,3 +95,26 @@ func FuzzParseTypeString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSON feeds arbitrary text to the JSON decoder (fromJson, INSERT
+// JSON) and the result to FromJSON for every type: no panic, and whatever
+// FromJSON accepts is a valid value.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2.5e3, "x"]}`, `"2024-01-15 10:30:00Z"`, `[null, true, {"k": -0.0}]`, `1e400`, `"\ud800"`} {
+		f.Add(uint8(0), s)
+	}
+	f.Fuzz(func(t *testing.T, ti uint8, s string) {
+		typ := allTypes[int(ti)%len(allTypes)]
+		v, err := DecodeJSON([]byte(s))
+		if err != nil {
+			return
+		}
+		b, err := FromJSON(typ, v)
+		if err != nil || b == nil {
+			return
+		}
+		if err := Validate(typ, b); err != nil {
+			t.Fatalf("FromJSON(%s, %s) gave invalid %x: %v", typ, s, b, err)
+		}
+	})
+}

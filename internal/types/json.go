@@ -51,7 +51,11 @@ func toJSON(b *strings.Builder, t *Type, v []byte) {
 	case Timestamp:
 		ms, _ := DecodeBigint(v)
 		jsonString(b, time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z"))
-	case Date, Time, UUID, Timeuuid, Inet, Duration:
+	case Date:
+		// Out-of-range dates (cqlsh prints signed days) are written as the
+		// raw day number, which fromJson reads back.
+		jsonString(b, strings.Trim(FormatCQL(t, v), "'"))
+	case Time, UUID, Timeuuid, Inet, Duration:
 		jsonString(b, Format(t, v))
 	case List, Set, Vector:
 		var elems [][]byte

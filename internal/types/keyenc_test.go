@@ -134,8 +134,8 @@ func genValue(r *rand.Rand, t *Type, depth int) []byte {
 		elems := make([][]byte, t.Dimension)
 		for i := range elems {
 			elems[i] = genValue(r, t.Params[0], depth+1)
-			if len(elems[i]) == 0 {
-				elems[i] = EncodeFloat(0)
+			if n := vectorElemLen(t.Params[0]); len(elems[i]) == 0 && n > 0 {
+				elems[i] = make([]byte, n) // fixed-length elements cannot be empty
 			}
 		}
 		return EncodeVector(t, elems)

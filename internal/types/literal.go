@@ -313,7 +313,7 @@ func parseDecimal(s string) (*big.Int, int32, bool) {
 		if s[i] != 'e' && s[i] != 'E' {
 			return nil, 0, false
 		}
-		e, err := strconv.ParseInt(strings.TrimPrefix(s[i+1:], "+"), 10, 32)
+		e, err := strconv.ParseInt(strings.TrimPrefix(s[i+1:], "+"), 10, 64)
 		if err != nil || strings.HasPrefix(s[i+1:], "+-") || s[i+1:] == "" {
 			return nil, 0, false
 		}

@@ -3,6 +3,8 @@ package types
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cqld/cqld/internal/cql"
 )
 
 // Kind identifies a CQL type constructor.
@@ -66,6 +68,9 @@ type Type struct {
 	// the components of a tuple and the field types of a UDT.
 	Params []*Type
 	// Frozen marks a frozen collection or UDT. Tuples are always frozen.
+	// Vectors are never multi-cell and Cassandra never spells them frozen
+	// (VectorType's CQL3 type prints "vector<float, 3>"), so Frozen is
+	// ignored for them by String and Equal.
 	Frozen bool
 	// UDT identity and field names (len(FieldNames) == len(Params)).
 	Keyspace, Name string
@@ -131,7 +136,7 @@ func (t *Type) Equal(o *Type) bool {
 	if t == o {
 		return true
 	}
-	if t == nil || o == nil || t.Kind != o.Kind || t.Frozen != o.Frozen || len(t.Params) != len(o.Params) ||
+	if t == nil || o == nil || t.Kind != o.Kind || (t.Frozen != o.Frozen && t.Kind != Vector) || len(t.Params) != len(o.Params) ||
 		t.Dimension != o.Dimension || t.Class != o.Class || t.Keyspace != o.Keyspace || t.Name != o.Name {
 		return false
 	}
@@ -152,8 +157,9 @@ func (t *Type) String() string {
 }
 
 func (t *Type) format(b *strings.Builder) {
-	// Tuples are always frozen and Cassandra spells them so.
-	if t.Frozen || t.Kind == Tuple {
+	// Tuples are always frozen and Cassandra spells them so; vectors are
+	// never spelled frozen.
+	if (t.Frozen || t.Kind == Tuple) && t.Kind != Vector {
 		b.WriteString("frozen<")
 		defer b.WriteByte('>')
 	}
@@ -175,7 +181,7 @@ func (t *Type) format(b *strings.Builder) {
 		b.WriteString(strconv.Itoa(t.Dimension))
 		b.WriteByte('>')
 	case UDT:
-		b.WriteString(t.Name)
+		b.WriteString(cql.MaybeQuote(t.Name))
 	case Custom:
 		b.WriteByte('\'')
 		b.WriteString(t.Class)
