@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cqld/cqld/internal/cqlerr"
-	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
 
@@ -170,6 +169,7 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 			return false, err
 		}
 		nks.Tables = old.Tables
+		nks.Types = old.Types
 		kss[name] = nks
 		return true, nil
 	})
@@ -240,11 +240,52 @@ func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) 
 		if IsSystemKeyspace(ksName) {
 			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ksName)
 		}
+		if t.IsView() {
+			return false, cqlerr.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
+		}
+		if len(t.Views) > 0 {
+			// Cassandra's message prints the keyspace where it means the views.
+			return false, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ksName)
+		}
 		kss[ksName] = ks.withTable(name, nil)
 		dropped = t
 		return true, nil
 	})
 	return dropped, err
+}
+
+// AlterTable replaces a table by fn's result. fn returns nil (and no error)
+// when nothing changes; AlterTable then reports false. A missing table is an
+// error unless ifExists is set.
+func (m *Manager) AlterTable(ksName, name string, ifExists bool, fn func(ks *Keyspace, old *Table) (*Table, error)) (bool, error) {
+	return m.update(func(kss map[string]*Keyspace) (bool, error) {
+		ks := kss[ksName]
+		t := ks.Table(name)
+		if t == nil {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
+		}
+		if IsSystemKeyspace(ksName) || t.Virtual {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ksName)
+		}
+		nt, err := fn(ks, t)
+		if err != nil || nt == nil {
+			return false, err
+		}
+		kss[ksName] = ks.withTable(name, nt)
+		return true, nil
+	})
+}
+
+func sortedDropped(m map[string]*DroppedColumn) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // withTable returns a copy of ks with table name set to t (removed if nil).
@@ -277,6 +318,8 @@ type persistedKeyspace struct {
 	Replication   map[string]string `json:"replication"`
 	DurableWrites bool              `json:"durable_writes"`
 	Tables        []persistedTable  `json:"tables"`
+	// Types are the user-defined types (absent in older schemas).
+	Types []persistedType `json:"types,omitempty"`
 }
 
 type persistedTable struct {
@@ -285,6 +328,21 @@ type persistedTable struct {
 	Columns      []persistedColumn `json:"columns"`
 	Params       TableParams       `json:"params"`
 	NextColumnID uint32            `json:"next_column_id"`
+	Indexes      []persistedIndex  `json:"indexes,omitempty"`
+	View         *ViewInfo         `json:"view,omitempty"`
+	Views        []string          `json:"views,omitempty"`
+	// Counter keeps the counter flag of a counter table whose counter
+	// columns were all dropped. Absent in older schemas.
+	Counter bool               `json:"counter,omitempty"`
+	Dropped []persistedDropped `json:"dropped,omitempty"`
+}
+
+type persistedDropped struct {
+	Name        string     `json:"name"`
+	Type        string     `json:"type"`
+	Kind        ColumnKind `json:"kind"`
+	DroppedTime int64      `json:"dropped_time"`
+	ID          uint32     `json:"id"`
 }
 
 type persistedColumn struct {
@@ -303,10 +361,17 @@ func encodeSchema(s *Schema) *persistedSchema {
 		if IsSystemKeyspace(name) {
 			continue
 		}
-		pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites}
+		pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
+			Types: encodeTypes(ks)}
 		for _, tn := range ks.TableNames() {
 			t := ks.Tables[tn]
-			pt := persistedTable{Name: t.Name, ID: t.ID, Params: t.Params, NextColumnID: t.NextColumnID}
+			pt := persistedTable{Name: t.Name, ID: t.ID, Params: t.Params, NextColumnID: t.NextColumnID,
+				Indexes: encodeIndexes(t), View: t.View, Views: t.Views, Counter: t.IsCounter}
+			for _, dn := range sortedDropped(t.Dropped) {
+				d := t.Dropped[dn]
+				pt.Dropped = append(pt.Dropped, persistedDropped{Name: d.Name, Type: ExpandUDTs(d.Type).String(), Kind: d.Kind,
+					DroppedTime: d.DroppedTime, ID: d.ID})
+			}
 			for _, c := range t.Columns {
 				pt.Columns = append(pt.Columns, persistedColumn{Name: c.Name, Type: c.Type.String(),
 					Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID})
@@ -323,20 +388,45 @@ func (p *persistedSchema) decode() (map[string]*Keyspace, error) {
 	for _, pk := range p.Keyspaces {
 		ks := &Keyspace{Name: pk.Name, Replication: pk.Replication, DurableWrites: pk.DurableWrites,
 			Tables: map[string]*Table{}}
+		udts := newTypeDecoder(pk.Name, pk.Types)
+		if len(pk.Types) > 0 {
+			defs, err := udts.all()
+			if err != nil {
+				return nil, fmt.Errorf("schema: keyspace %s: %w", pk.Name, err)
+			}
+			ks.Types = defs
+		}
 		for _, pt := range pk.Tables {
 			cols := make([]*Column, 0, len(pt.Columns))
 			for _, pc := range pt.Columns {
-				typ, err := types.ParseTypeString(pc.Type)
+				typ, err := udts.parse(pc.Type)
 				if err != nil {
 					return nil, fmt.Errorf("schema: column %s.%s.%s: %w", pk.Name, pt.Name, pc.Name, err)
 				}
 				cols = append(cols, &Column{Name: pc.Name, Type: typ, Kind: pc.Kind, Position: pc.Position,
 					Desc: pc.Desc, ID: pc.ID})
 			}
+			var dropped map[string]*DroppedColumn
+			for _, pd := range pt.Dropped {
+				typ, err := udts.parse(pd.Type)
+				if err != nil {
+					return nil, fmt.Errorf("schema: dropped column %s.%s.%s: %w", pk.Name, pt.Name, pd.Name, err)
+				}
+				if dropped == nil {
+					dropped = map[string]*DroppedColumn{}
+				}
+				dropped[pd.Name] = &DroppedColumn{Name: pd.Name, Type: typ, Kind: pd.Kind, DroppedTime: pd.DroppedTime, ID: pd.ID}
+			}
 			t := NewTable(pk.Name, pt.Name, pt.ID, cols, pt.Params)
+			if dropped != nil {
+				t = t.Altered(t.Columns, t.Params, dropped)
+			}
+			t.IsCounter = t.IsCounter || pt.Counter
 			if pt.NextColumnID > t.NextColumnID {
 				t.NextColumnID = pt.NextColumnID
 			}
+			decodeIndexes(t, pt.Indexes)
+			t.View, t.Views = pt.View, pt.Views
 			ks.Tables[t.Name] = t
 		}
 		out[ks.Name] = ks

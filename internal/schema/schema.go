@@ -66,7 +66,8 @@ type Table struct {
 	Name     string
 	ID       uuid.UUID
 	// Columns in Cassandra's "SELECT *" order: partition key columns,
-	// clustering columns, then static and regular columns by name.
+	// clustering columns, static columns by name, then regular columns by
+	// name.
 	Columns      []*Column
 	PartitionKey []*Column
 	Clustering   []*Column
@@ -80,9 +81,73 @@ type Table struct {
 	IsCounter bool
 	// NextColumnID is the id the next added column gets.
 	NextColumnID uint32
+	// Dropped are the columns dropped by ALTER TABLE ... DROP, by name
+	// (system_schema.dropped_columns). Cells of a re-added column written
+	// at or before its drop time are never read (CellDropped).
+	Dropped map[string]*DroppedColumn
+	// Indexes are the table's secondary indexes, sorted by name.
+	Indexes []*Index
+	// View is set when the table is a materialized view; Views names the
+	// materialized views of a base table.
+	View  *ViewInfo
+	Views []string
 
 	byName map[string]*Column
 	byID   map[uint32]*Column
+	// shadow maps the id of a live column re-added after a drop to the
+	// drop time: its older cells belong to the dropped column.
+	shadow map[uint32]int64
+}
+
+// DroppedColumn is a row of system_schema.dropped_columns.
+type DroppedColumn struct {
+	Name string
+	Type *types.Type
+	Kind ColumnKind // Static or Regular
+	// DroppedTime is the drop timestamp in microseconds.
+	DroppedTime int64
+	// ID is the storage id the column had; a compatible re-add reuses it.
+	ID uint32
+}
+
+// CellDropped reports whether a cell of column id written at ts belongs to
+// a dropped incarnation of the column (Cassandra skips such cells when it
+// reads them).
+func (t *Table) CellDropped(id uint32, ts int64) bool {
+	if len(t.shadow) == 0 {
+		return false
+	}
+	d, ok := t.shadow[id]
+	return ok && ts <= d
+}
+
+// HasDroppedShadows reports whether some live column was re-added after a
+// drop (so that CellDropped can be true).
+func (t *Table) HasDroppedShadows() bool { return len(t.shadow) > 0 }
+
+// Altered returns a new version of t with the given columns (any order;
+// columns with ID 0 get fresh ids), params and dropped columns. The table
+// keeps its id and its counter flag.
+func (t *Table) Altered(cols []*Column, params TableParams, dropped map[string]*DroppedColumn) *Table {
+	// Copy everything (indexes, views, ...), then replace what changes.
+	cp := *t
+	nt := &cp
+	nt.Params, nt.Dropped = params, dropped
+	nt.Columns = nil
+	for _, c := range cols {
+		if c.ID >= nt.NextColumnID {
+			nt.NextColumnID = c.ID + 1
+		}
+	}
+	for _, c := range cols {
+		if c.ID == 0 {
+			c.ID = nt.NextColumnID
+			nt.NextColumnID++
+		}
+	}
+	nt.init(cols)
+	nt.IsCounter = nt.IsCounter || t.IsCounter
+	return nt
 }
 
 // TableParams are the WITH options of a table, with Cassandra 5.0 defaults.
@@ -132,6 +197,7 @@ func DefaultTableParams() TableParams {
 		SpeculativeRetry:  "99p",
 		Memtable:          "default",
 		AllowAutoSnapshot: true,
+		Incremental:       true, // incremental_backups (TableParams.Builder)
 	}
 }
 
@@ -175,6 +241,15 @@ func (t *Table) init(cols []*Column) {
 			t.IsCounter = true
 		}
 	}
+	t.shadow = nil
+	for _, d := range t.Dropped {
+		if c := t.byName[d.Name]; c != nil && c.ID == d.ID {
+			if t.shadow == nil {
+				t.shadow = map[uint32]int64{}
+			}
+			t.shadow[c.ID] = d.DroppedTime
+		}
+	}
 	sort.Slice(t.PartitionKey, func(i, j int) bool { return t.PartitionKey[i].Position < t.PartitionKey[j].Position })
 	sort.Slice(t.Clustering, func(i, j int) bool { return t.Clustering[i].Position < t.Clustering[j].Position })
 	sort.Slice(t.Statics, func(i, j int) bool { return t.Statics[i].Name < t.Statics[j].Name })
@@ -182,9 +257,10 @@ func (t *Table) init(cols []*Column) {
 	t.Columns = t.Columns[:0]
 	t.Columns = append(t.Columns, t.PartitionKey...)
 	t.Columns = append(t.Columns, t.Clustering...)
-	rest := append(append([]*Column(nil), t.Statics...), t.Regulars...)
-	sort.Slice(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
-	t.Columns = append(t.Columns, rest...)
+	// Cassandra's select order: statics by name, then regulars by name
+	// (RegularAndStaticColumns.selectOrderIterator).
+	t.Columns = append(t.Columns, t.Statics...)
+	t.Columns = append(t.Columns, t.Regulars...)
 }
 
 // Column returns the named column or nil.
@@ -205,6 +281,8 @@ type Keyspace struct {
 	Replication   map[string]string
 	DurableWrites bool
 	Tables        map[string]*Table
+	// Types are the keyspace's user-defined types by name (types.go).
+	Types map[string]*types.Type
 	// Virtual keyspaces (system_virtual_schema, ...) are listed in
 	// system_virtual_schema, not in system_schema.
 	Virtual bool

@@ -93,3 +93,96 @@ func TestSystemTableID(t *testing.T) {
 		t.Fatalf("system.local id = %s", got)
 	}
 }
+
+// TestColumnOrderStaticsFirst checks Cassandra's SELECT * order: statics by
+// name come before regulars by name, whatever the names.
+func TestColumnOrderStaticsFirst(t *testing.T) {
+	tbl := NewTable("app", "t", uuid.New(), []*Column{
+		{Name: "a", Type: types.IntType, Kind: Regular, Position: -1},
+		{Name: "z", Type: types.IntType, Kind: Static, Position: -1},
+		{Name: "c", Type: types.IntType, Kind: Clustering, Position: 0},
+		{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0},
+		{Name: "b", Type: types.IntType, Kind: Static, Position: -1},
+	}, DefaultTableParams())
+	var names []string
+	for _, c := range tbl.Columns {
+		names = append(names, c.Name)
+	}
+	if want := "k c b z a"; joined(names) != want {
+		t.Fatalf("column order %q, want %q", joined(names), want)
+	}
+}
+
+// TestAlterTableDroppedColumnsPersist checks that dropped columns, the
+// re-added column's shadow and a counter table's flag survive a reload.
+func TestAlterTableDroppedColumnsPersist(t *testing.T) {
+	store := memStore{}
+	m, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := &Keyspace{Name: "app", Replication: map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, DurableWrites: true}
+	if _, err := m.CreateKeyspace(ks, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl := NewTable("app", "t", uuid.New(), []*Column{
+		{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0},
+		{Name: "v", Type: types.IntType, Kind: Regular, Position: -1},
+	}, DefaultTableParams())
+	cnt := NewTable("app", "cnt", uuid.New(), []*Column{
+		{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0},
+		{Name: "n", Type: types.CounterType, Kind: Regular, Position: -1},
+	}, DefaultTableParams())
+	for _, x := range []*Table{tbl, cnt} {
+		if _, err := m.CreateTable(x, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := tbl.Column("v")
+	drop := func(t0 *Table, name string, ts int64) func(*Keyspace, *Table) (*Table, error) {
+		return func(_ *Keyspace, old *Table) (*Table, error) {
+			c := old.Column(name)
+			var cols []*Column
+			for _, x := range old.Columns {
+				if x.Name != name {
+					cols = append(cols, x)
+				}
+			}
+			d := map[string]*DroppedColumn{name: {Name: name, Type: c.Type, Kind: c.Kind, DroppedTime: ts, ID: c.ID}}
+			return old.Altered(cols, old.Params, d), nil
+		}
+	}
+	if _, err := m.AlterTable("app", "t", false, drop(tbl, "v", 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.AlterTable("app", "cnt", false, drop(cnt, "n", 100)); err != nil {
+		t.Fatal(err)
+	}
+	// Re-add v with its old id.
+	if _, err := m.AlterTable("app", "t", false, func(_ *Keyspace, old *Table) (*Table, error) {
+		cols := append(append([]*Column(nil), old.Columns...), &Column{Name: "v", Type: types.IntType, Kind: Regular, Position: -1, ID: v.ID})
+		return old.Altered(cols, old.Params, old.Dropped), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.AlterTable("app", "nosuch", false, nil); !cqlerr.Is(err, cqlerr.Invalid) {
+		t.Fatalf("missing table: %v", err)
+	}
+	if changed, err := m.AlterTable("app", "nosuch", true, nil); err != nil || changed {
+		t.Fatalf("missing table IF EXISTS: %v %v", changed, err)
+	}
+	m2, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m2.Current().Table("app", "t")
+	if d := got.Dropped["v"]; d == nil || d.DroppedTime != 100 || d.ID != v.ID || !d.Type.Equal(types.IntType) || d.Kind != Regular {
+		t.Fatalf("dropped column reloaded as %+v", d)
+	}
+	if !got.CellDropped(v.ID, 100) || got.CellDropped(v.ID, 101) || !got.HasDroppedShadows() {
+		t.Fatal("re-added column's shadow lost")
+	}
+	if gc := m2.Current().Table("app", "cnt"); !gc.IsCounter || gc.Column("n") != nil {
+		t.Fatalf("counter table reloaded as counter=%v", gc.IsCounter)
+	}
+}

@@ -17,6 +17,7 @@ const (
 	SystemAuthKeyspace   = "system_auth"
 	SystemDistributed    = "system_distributed"
 	SystemTracesKeyspace = "system_traces"
+	SystemViews          = "system_views"
 	localStrategy        = "org.apache.cassandra.locator.LocalStrategy"
 	SimpleStrategyClass  = "org.apache.cassandra.locator.SimpleStrategy"
 	NetworkTopologyClass = "org.apache.cassandra.locator.NetworkTopologyStrategy"
@@ -24,7 +25,7 @@ const (
 
 var systemKeyspaceNames = map[string]struct{}{
 	SystemKeyspace: {}, SystemSchemaKeyspace: {}, SystemVirtualSchema: {},
-	SystemAuthKeyspace: {}, SystemDistributed: {}, SystemTracesKeyspace: {},
+	SystemAuthKeyspace: {}, SystemDistributed: {}, SystemTracesKeyspace: {}, SystemViews: {},
 }
 
 // SystemTableID returns Cassandra's id for a system table:
@@ -75,6 +76,15 @@ func defineTable(ks, name string, specs ...string) *Table {
 	params.GCGraceSeconds = 0
 	t := NewTable(ks, name, SystemTableID(ks, name), cols, params)
 	t.Virtual = true
+	return t
+}
+
+// storedTable defines a system table kept in storage (system_auth), with
+// Cassandra's 90-day gc_grace_seconds for those tables.
+func storedTable(ks, name string, specs ...string) *Table {
+	t := defineTable(ks, name, specs...)
+	t.Virtual = false
+	t.Params.GCGraceSeconds = 7776000
 	return t
 }
 
@@ -134,6 +144,14 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"pk:peer inet", "ck:peer_port int", "data_center text", "host_id uuid", "native_address inet",
 				"native_port int", "preferred_ip inet", "preferred_port int", "rack text",
 				"release_version text", "schema_version uuid", "tokens set<text>"),
+			// Partition estimates per local token range, answered live from
+			// the storage engine's per-table statistics (query/tablestats.go).
+			defineTable(sys, "size_estimates",
+				"pk:keyspace_name text", "ck:table_name text", "ck:range_start text", "ck:range_end text",
+				"mean_partition_size bigint", "partitions_count bigint"),
+			defineTable(sys, "table_estimates",
+				"pk:keyspace_name text", "ck:table_name text", "ck:range_type text", "ck:range_start text",
+				"ck:range_end text", "mean_partition_size bigint", "partitions_count bigint"),
 		),
 		ss: mk(ss, local, false,
 			defineTable(ss, "keyspaces",
@@ -175,8 +193,29 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"pk:keyspace_name text", "ck:table_name text", "ck:column_name text",
 				"clustering_order text", "column_name_bytes blob", "kind text", "position int", "type text"),
 		),
+		// system_views holds cqld's own table: cqld_table_histograms, the
+		// per-table histograms of nodetool tablehistograms (sizes in bytes,
+		// from the storage engine's statistics; see query/tablestats.go).
+		SystemViews: mk(SystemViews, local, true,
+			defineTable(SystemViews, "cqld_table_histograms",
+				"pk:keyspace_name text", "ck:table_name text", "reads bigint", "partitions_measured bigint",
+				"mean_partition_size bigint", "p50_partition_size bigint", "p75_partition_size bigint",
+				"p95_partition_size bigint", "p99_partition_size bigint", "max_partition_size bigint",
+				"mean_cell_count bigint", "p50_cell_count bigint", "p99_cell_count bigint", "max_cell_count bigint",
+				"p50_tombstones_per_read bigint", "p99_tombstones_per_read bigint", "max_tombstones_per_read bigint"),
+		),
 		SystemAuthKeyspace: mk(SystemAuthKeyspace,
-			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, false),
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, false,
+			storedTable(SystemAuthKeyspace, "roles", "pk:role text", "can_login boolean", "is_superuser boolean",
+				"member_of set<text>", "salted_hash text"),
+			storedTable(SystemAuthKeyspace, "role_members", "pk:role text", "ck:member text"),
+			storedTable(SystemAuthKeyspace, "role_permissions", "pk:role text", "ck:resource text", "permissions set<text>"),
+			storedTable(SystemAuthKeyspace, "resource_role_permissons_index", "pk:resource text", "ck:role text"),
+			storedTable(SystemAuthKeyspace, "network_permissions", "pk:role text", "dcs frozen<set<text>>"),
+			storedTable(SystemAuthKeyspace, "cidr_permissions", "pk:role text", "cidr_groups frozen<set<text>>"),
+			storedTable(SystemAuthKeyspace, "cidr_groups", "pk:cidr_group text", "cidrs frozen<set<frozen<tuple<inet, smallint>>>>"),
+			storedTable(SystemAuthKeyspace, "identity_to_role", "pk:identity text", "role text"),
+		),
 		SystemDistributed: mk(SystemDistributed,
 			map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}, false),
 		SystemTracesKeyspace: mk(SystemTracesKeyspace,

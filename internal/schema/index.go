@@ -1,0 +1,322 @@
+package schema
+
+import (
+	"crypto/md5"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/cqld/cqld/internal/cql"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// IndexTarget says which part of a column an index covers.
+type IndexTarget uint8
+
+// The targets of CREATE INDEX: the column itself (a simple column, or the
+// values of a non-frozen collection), VALUES(c), KEYS(c), ENTRIES(c) and
+// FULL(c) of a frozen collection.
+const (
+	TargetSimple IndexTarget = iota
+	TargetValues
+	TargetKeys
+	TargetEntries
+	TargetFull
+)
+
+// String is the target's function name in system_schema.indexes options.
+func (t IndexTarget) String() string {
+	switch t {
+	case TargetValues:
+		return "values"
+	case TargetKeys:
+		return "keys"
+	case TargetEntries:
+		return "keys_and_values"
+	case TargetFull:
+		return "full"
+	}
+	return "simple"
+}
+
+// SAIClass is the class name of Cassandra 5.0's storage-attached index.
+const SAIClass = "org.apache.cassandra.index.sai.StorageAttachedIndex"
+
+// Index is a secondary index on one column of a table.
+//
+// cqld stores a local index the way Cassandra's legacy secondary index does:
+// as a hidden table whose partition key is the indexed value and whose
+// clustering is the base row's token, partition key and clustering, so that
+// an index lookup returns base rows in the order of a table scan. Entries
+// are written before the base write and are never deleted eagerly: readers
+// check every candidate row against the base table, so a stale entry is
+// harmless.
+type Index struct {
+	Name   string
+	Column string
+	Target IndexTarget
+	// Custom is set for CREATE CUSTOM INDEX and USING; Class is then the
+	// index class (SAIClass for 'sai' and 'StorageAttachedIndex').
+	Custom  bool
+	Class   string
+	Options map[string]string
+	// ID is the storage id of the index's hidden table.
+	ID uuid.UUID
+
+	once  sync.Once
+	table *Table
+}
+
+// SAI reports whether the index is a storage-attached index (it also
+// answers range restrictions, see the query layer).
+func (ix *Index) SAI() bool { return ix.Custom && ix.Class == SAIClass }
+
+// TargetString is the "target" option of system_schema.indexes: the column
+// name (quoted when needed), wrapped in the target function when there is
+// one.
+func (ix *Index) TargetString() string {
+	col := cql.MaybeQuote(ix.Column)
+	switch ix.Target {
+	case TargetValues:
+		return "values(" + col + ")"
+	case TargetKeys:
+		return "keys(" + col + ")"
+	case TargetEntries:
+		return "entries(" + col + ")"
+	case TargetFull:
+		return "full(" + col + ")"
+	}
+	return col
+}
+
+// Kind is the kind column of system_schema.indexes.
+func (ix *Index) Kind() string {
+	if ix.Custom {
+		return "CUSTOM"
+	}
+	return "COMPOSITES"
+}
+
+// SchemaOptions is the options column of system_schema.indexes.
+func (ix *Index) SchemaOptions() map[string]string {
+	out := map[string]string{"target": ix.TargetString()}
+	if ix.Custom {
+		out["class_name"] = ix.Class
+		for k, v := range ix.Options {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Index table column names.
+const (
+	IndexValueColumn = "value"
+	IndexTokenColumn = "token"
+	IndexKeyColumn   = "partition_key"
+)
+
+// PerPartition reports whether the index has one entry per base partition
+// (an index on a static column) rather than one per row.
+func (ix *Index) PerPartition(base *Table) bool {
+	c := base.Column(ix.Column)
+	return c != nil && c.Kind == Static
+}
+
+// Table returns the hidden table that stores the index of base: partition
+// key "value" (blob), clustering "token" (bigint), "partition_key" (blob),
+// then base's clustering columns unless the index is per partition.
+func (ix *Index) Table(base *Table) *Table {
+	ix.once.Do(func() {
+		cols := []*Column{
+			{Name: IndexValueColumn, Type: types.BlobType, Kind: PartitionKey, ID: 1},
+			{Name: IndexTokenColumn, Type: types.BigintType, Kind: Clustering, Position: 0, ID: 2},
+			{Name: IndexKeyColumn, Type: types.BlobType, Kind: Clustering, Position: 1, ID: 3},
+		}
+		if !ix.PerPartition(base) {
+			for i, c := range base.Clustering {
+				cols = append(cols, &Column{Name: "base_" + c.Name, Type: c.Type,
+					Kind: Clustering, Position: 2 + i, Desc: c.Desc, ID: uint32(4 + i)})
+			}
+		}
+		params := DefaultTableParams()
+		params.GCGraceSeconds = base.Params.GCGraceSeconds
+		ix.table = NewTable(base.Keyspace, base.Name+"."+ix.Name, ix.ID, cols, params)
+	})
+	return ix.table
+}
+
+// IndexID is the storage id of an index: derived from its table and name
+// so that it is stable across restarts without being persisted separately.
+func IndexID(table uuid.UUID, name string) uuid.UUID {
+	h := md5.Sum(append(table[:], name...))
+	h[6] = h[6]&0x0f | 0x30 // version 3 (name-based, MD5)
+	h[8] = h[8]&0x3f | 0x80
+	return uuid.UUID(h)
+}
+
+var nonWord = regexp.MustCompile(`\W`)
+
+// DefaultIndexName is Cassandra's generated name: table_column_idx without
+// non-word characters, made unique in the keyspace with _1, _2, ...
+func (k *Keyspace) DefaultIndexName(table, column string) string {
+	base := nonWord.ReplaceAllString(table+"_"+column+"_idx", "")
+	name := base
+	for i := 1; k.FindIndex(name) != nil; i++ {
+		name = base + "_" + itoa(i)
+	}
+	return name
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+// FindIndex returns the table holding the named index and the index, or
+// nil.
+func (k *Keyspace) FindIndex(name string) *IndexRef {
+	for _, tn := range k.TableNames() {
+		t := k.Tables[tn]
+		for _, ix := range t.Indexes {
+			if ix.Name == name {
+				return &IndexRef{Table: t, Index: ix}
+			}
+		}
+	}
+	return nil
+}
+
+// IndexRef is an index with its table.
+type IndexRef struct {
+	Table *Table
+	Index *Index
+}
+
+// WithIndexes returns a copy of t with the given indexes (sorted by name).
+func (t *Table) WithIndexes(ixs []*Index) *Table {
+	nt := *t
+	nt.Indexes = append([]*Index(nil), ixs...)
+	sort.Slice(nt.Indexes, func(i, j int) bool { return nt.Indexes[i].Name < nt.Indexes[j].Name })
+	return &nt
+}
+
+// IndexesOn returns the indexes of t on column name.
+func (t *Table) IndexesOn(name string) []*Index {
+	var out []*Index
+	for _, ix := range t.Indexes {
+		if ix.Column == name {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
+// CreateIndex adds ix to table ks.table. It reports false (and no error)
+// when an index of that name, or an equal index, exists and ifNotExists is
+// set. validate runs under the schema lock on the current table.
+func (m *Manager) CreateIndex(ks, table string, ix *Index, ifNotExists bool, validate func(*Keyspace, *Table) error) (bool, error) {
+	return m.update(func(kss map[string]*Keyspace) (bool, error) {
+		k, ok := kss[ks]
+		if !ok {
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		t := k.Tables[table]
+		if t == nil {
+			return false, cqlerr.Invalidf("Table '%s' doesn't exist", table)
+		}
+		if IsSystemKeyspace(ks) {
+			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ks)
+		}
+		if ix.Name != "" && k.FindIndex(ix.Name) != nil {
+			if ifNotExists {
+				return false, nil
+			}
+			return false, cqlerr.Invalidf("Index '%s' already exists", ix.Name)
+		}
+		if err := validate(k, t); err != nil {
+			return false, err
+		}
+		if ix.Name == "" {
+			ix.Name = k.DefaultIndexName(table, ix.Column)
+		}
+		for _, o := range t.Indexes {
+			if o.Column == ix.Column && o.Target == ix.Target && o.Custom == ix.Custom && o.Class == ix.Class {
+				if ifNotExists {
+					return false, nil
+				}
+				return false, cqlerr.Invalidf("Index %s is a duplicate of existing index %s", ix.Name, o.Name)
+			}
+		}
+		ix.ID = IndexID(t.ID, ix.Name)
+		kss[ks] = k.withTable(table, t.WithIndexes(append(t.Indexes, ix)))
+		return true, nil
+	})
+}
+
+// DropIndex removes the named index and returns it with the table it was
+// on (the new table version); ref is nil when it did not exist and ifExists
+// is set.
+func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err error) {
+	_, err = m.update(func(kss map[string]*Keyspace) (bool, error) {
+		k, ok := kss[ks]
+		if !ok {
+			if ifExists {
+				return false, nil
+			}
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
+		}
+		r := k.FindIndex(name)
+		if r == nil {
+			if ifExists {
+				return false, nil
+			}
+			// Cassandra's message, stray quote included.
+			return false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
+		}
+		var keep []*Index
+		for _, ix := range r.Table.Indexes {
+			if ix.Name != name {
+				keep = append(keep, ix)
+			}
+		}
+		nt := r.Table.WithIndexes(keep)
+		kss[ks] = k.withTable(nt.Name, nt)
+		ref = &IndexRef{Table: nt, Index: r.Index}
+		return true, nil
+	})
+	return ref, err
+}
+
+type persistedIndex struct {
+	Name    string            `json:"name"`
+	Column  string            `json:"column"`
+	Target  IndexTarget       `json:"target"`
+	Custom  bool              `json:"custom,omitempty"`
+	Class   string            `json:"class,omitempty"`
+	Options map[string]string `json:"options,omitempty"`
+}
+
+func encodeIndexes(t *Table) []persistedIndex {
+	var out []persistedIndex
+	for _, ix := range t.Indexes {
+		out = append(out, persistedIndex{Name: ix.Name, Column: ix.Column, Target: ix.Target,
+			Custom: ix.Custom, Class: ix.Class, Options: ix.Options})
+	}
+	return out
+}
+
+func decodeIndexes(t *Table, p []persistedIndex) {
+	for _, pi := range p {
+		t.Indexes = append(t.Indexes, &Index{Name: pi.Name, Column: pi.Column, Target: pi.Target,
+			Custom: pi.Custom, Class: pi.Class, Options: pi.Options, ID: IndexID(t.ID, pi.Name)})
+	}
+}

@@ -1,0 +1,70 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+func TestIndexesPersistAndDrop(t *testing.T) {
+	store := memStore{}
+	m, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := &Keyspace{Name: "app", Replication: map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, DurableWrites: true}
+	if _, err := m.CreateKeyspace(ks, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl := NewTable("app", "t", uuid.New(), []*Column{
+		{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0},
+		{Name: "c", Type: types.IntType, Kind: Clustering, Position: 0, Desc: true},
+		{Name: "v", Type: types.TextType, Kind: Regular, Position: -1},
+		{Name: "Mixed Case", Type: types.SetOf(types.IntType, false), Kind: Regular, Position: -1},
+	}, DefaultTableParams())
+	if _, err := m.CreateTable(tbl, false); err != nil {
+		t.Fatal(err)
+	}
+	ok := func(*Keyspace, *Table) error { return nil }
+	if _, err := m.CreateIndex("app", "t", &Index{Column: "v"}, false, ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateIndex("app", "t", &Index{Column: "Mixed Case", Target: TargetValues, Custom: true, Class: SAIClass}, false, ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateIndex("app", "t", &Index{Name: "t_v_idx", Column: "c"}, false, ok); !cqlerr.Is(err, cqlerr.Invalid) {
+		t.Fatalf("duplicate name: %v", err)
+	}
+	if changed, err := m.CreateIndex("app", "t", &Index{Column: "v"}, true, ok); err != nil || changed {
+		t.Fatalf("equal index with IF NOT EXISTS: %v %v", changed, err)
+	}
+	m2, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m2.Current().Table("app", "t")
+	if len(got.Indexes) != 2 {
+		t.Fatalf("reloaded %d indexes", len(got.Indexes))
+	}
+	v, mc := got.Indexes[1], got.Indexes[0] // sorted by name: t_Mixed..., t_v_idx
+	if v.Name != "t_v_idx" || v.ID != IndexID(tbl.ID, "t_v_idx") || v.TargetString() != "v" || v.Kind() != "COMPOSITES" {
+		t.Fatalf("reloaded %+v", v)
+	}
+	if mc.Name != "t_MixedCase_idx" || mc.TargetString() != `values("Mixed Case")` || !mc.SAI() || mc.Kind() != "CUSTOM" {
+		t.Fatalf("reloaded %+v (%s)", mc, mc.TargetString())
+	}
+	it := v.Table(got)
+	if len(it.PartitionKey) != 1 || len(it.Clustering) != 3 || !it.Clustering[2].Desc || it.ID != v.ID {
+		t.Fatalf("index table %+v", it)
+	}
+	ref, err := m2.DropIndex("app", "t_v_idx", false)
+	if err != nil || ref == nil || len(ref.Table.Indexes) != 1 {
+		t.Fatalf("drop: %+v %v", ref, err)
+	}
+	if _, err := m2.DropIndex("app", "t_v_idx", false); !cqlerr.Is(err, cqlerr.Invalid) || !strings.HasSuffix(err.Error(), "Index 'app.t_v_idx' doesn't exist'") {
+		t.Fatalf("drop missing: %v", err)
+	}
+}
