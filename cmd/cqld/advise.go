@@ -32,15 +32,28 @@ func newAdviseCommand() *cobra.Command {
 		Long: `advise lints CQL schema files and the queries of a workload against the
 data-modeling method of the seed documents: every query answered by its table's
 primary key, partition keys that spread data and bound growth, partitions sized
-with the seed formula (Nv × (Ck + Cs + column sizes) + statics, Cs = 23 bytes).
+with the seed formula (Nv × (Ck + Cs + column sizes) + statics, Cs = 23 bytes),
+and the seeds' anti-patterns (queues, deletes, indexes, views, batches, ...).
+Each finding has a stable rule id, a severity, the fix, and the seed document
+the rule comes from.
 
-Workload YAML:
+With --host, the schema comes from the server's system_schema and partition
+sizes are the ones it measured (system.size_estimates and, on cqld,
+system_views.cqld_table_histograms) instead of the formula's estimates.
+
+Workload YAML (every key optional):
   tables:
     ks.table: {rows_per_partition: N, rows_per_second_per_partition: R,
                distinct_partition_keys: N, avg_value_bytes: {column: N},
-               collection_elements: {column: N}}
+               collection_elements: {column: N}, distinct_values: {column: N}}
   queries:
-    - SELECT ... WHERE pk = ? ...`,
+    - SELECT ... WHERE pk = ? ...
+    - BEGIN BATCH INSERT ...; INSERT ...; APPLY BATCH
+
+Exit status: 0, or 1 when --fail-on is given and a finding is at least that
+severe (or on any other error).
+
+Rules: ` + strings.Join(advisor.RuleIDs(), ", ") + `.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if adviseFlags.host == "" && len(args) == 0 {
 				return fmt.Errorf("give schema files, or --host to read the schema of a running server")
@@ -117,12 +130,14 @@ func runAdvise(cmd *cobra.Command, args []string) error {
 		wl = w
 	}
 	var scripts []string
+	var opts advisor.Options
 	if adviseFlags.host != "" {
-		ddl, err := advisor.LiveSchema(cmd.Context(), adviseFlags.host, adviseFlags.port)
+		live, err := advisor.Live(ctx(cmd), adviseFlags.host, adviseFlags.port)
 		if err != nil {
 			return err
 		}
-		scripts = append(scripts, ddl)
+		scripts = append(scripts, live.DDL)
+		opts.Measured = live.Measured
 	}
 	for _, path := range args {
 		b, err := os.ReadFile(path)
@@ -131,7 +146,7 @@ func runAdvise(cmd *cobra.Command, args []string) error {
 		}
 		scripts = append(scripts, string(b))
 	}
-	rep, err := advisor.Analyze(context.Background(), scripts, wl)
+	rep, err := advisor.AnalyzeWithOptions(ctx(cmd), scripts, wl, opts)
 	if err != nil {
 		return err
 	}
@@ -158,6 +173,13 @@ func runAdvise(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("--fail-on must be warning or error")
 	}
 	return nil
+}
+
+func ctx(cmd *cobra.Command) context.Context {
+	if c := cmd.Context(); c != nil {
+		return c
+	}
+	return context.Background()
 }
 
 // isTerminal reports whether w is a character device (colour output).

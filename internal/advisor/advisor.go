@@ -11,15 +11,14 @@ import (
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
-	"github.com/cqld/cqld/internal/types"
 )
 
 // Finding is one problem found, with its fix and the seed it comes from.
 type Finding struct {
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
-	Table    string   `json:"table,omitempty"`
-	Query    string   `json:"query,omitempty"`
+	Table    string   `json:"table"`
+	Query    string   `json:"query"`
 	Message  string   `json:"message"`
 	Fix      string   `json:"fix"`
 	Seed     string   `json:"seed"`
@@ -29,6 +28,13 @@ type Finding struct {
 type Report struct {
 	Findings []Finding       `json:"findings"`
 	Tables   []TableEstimate `json:"tables"`
+}
+
+// Options tune an analysis.
+type Options struct {
+	// Measured holds partition statistics measured by a live server, by
+	// "ks.table"; they replace the formula's estimates.
+	Measured map[string]Measured
 }
 
 // noData is the coordinator of the advisor's executor: the advisor compiles
@@ -50,18 +56,45 @@ type noTokens struct{}
 
 func (noTokens) Token([]byte) int64 { return 0 }
 
+// index is a secondary index the schema declares.
+type index struct {
+	name, column string
+	sai          bool
+	stmt         string
+}
+
+// tableFacts is what the workload does to one table.
+type tableFacts struct {
+	selects, ttlWrites, deletes bool
+	limitedReads                bool
+	updatedColumns              map[string]string // column -> a query updating it
+}
+
 // analyzer holds one analysis.
 type analyzer struct {
-	ctx      context.Context
-	schema   *schema.Manager
-	exec     *query.Executor
-	sess     *query.Session
-	workload *Workload
-	report   *Report
+	ctx       context.Context
+	schema    *schema.Manager
+	exec      *query.Executor
+	sess      *query.Session
+	workload  *Workload
+	opts      Options
+	report    *Report
+	indexes   map[string][]index // by "ks.table"
+	views     map[string]bool    // "ks.view" of materialized views
+	estimates map[string]TableEstimate
+	facts     map[string]*tableFacts
+	// queryFindings are added after the table findings.
+	queryFindings []Finding
+	inQueries     bool
 }
 
 // Analyze lints the schema scripts (CQL DDL) and the workload's queries.
 func Analyze(ctx context.Context, scripts []string, wl *Workload) (*Report, error) {
+	return AnalyzeWithOptions(ctx, scripts, wl, Options{})
+}
+
+// AnalyzeWithOptions is Analyze with measured statistics.
+func AnalyzeWithOptions(ctx context.Context, scripts []string, wl *Workload, opts Options) (*Report, error) {
 	if wl == nil {
 		wl = &Workload{}
 	}
@@ -69,7 +102,9 @@ func Analyze(ctx context.Context, scripts []string, wl *Workload) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzer{ctx: ctx, schema: m, sess: &query.Session{}, workload: wl, report: &Report{}}
+	a := &analyzer{ctx: ctx, schema: m, sess: &query.Session{}, workload: wl, opts: opts, report: &Report{},
+		indexes: map[string][]index{}, views: map[string]bool{}, estimates: map[string]TableEstimate{},
+		facts: map[string]*tableFacts{}}
 	a.exec = query.New(query.Config{Schema: m, Coordinator: noData{}, Partitioner: noTokens{}})
 	for _, src := range scripts {
 		stmts, err := cql.ParseStatements(src)
@@ -80,10 +115,27 @@ func Analyze(ctx context.Context, scripts []string, wl *Workload) (*Report, erro
 			a.applySchemaStatement(st)
 		}
 	}
-	for _, t := range a.userTables() {
+	tables := a.userTables()
+	for _, t := range tables {
+		est := Estimate(t, a.tableWorkload(t))
+		if ms, ok := a.measured(t); ok {
+			est = est.withMeasured(t, ms)
+		} else if ms, ok := a.opts.Measured[qualified(t)]; ok {
+			est.PartitionsCount = ms.PartitionsCount // counted, but no size measured yet
+		}
+		a.estimates[qualified(t)] = est
+	}
+	a.inQueries = true
+	a.checkQueries()
+	a.inQueries = false
+	for _, t := range tables {
 		a.checkTable(t)
 	}
-	a.checkQueries()
+	a.checkIndexes()
+	for _, t := range tables {
+		a.report.Tables = append(a.report.Tables, a.estimates[qualified(t)])
+	}
+	a.report.Findings = append(a.report.Findings, a.queryFindings...)
 	sort.SliceStable(a.report.Findings, func(i, j int) bool {
 		fi, fj := a.report.Findings[i], a.report.Findings[j]
 		if fi.Table != fj.Table {
@@ -114,25 +166,51 @@ func (r *Report) AtLeast(s Severity) bool {
 	return false
 }
 
+func qualified(t *schema.Table) string { return t.Keyspace + "." + t.Name }
+
 func (a *analyzer) add(rule, table, q, msg, fix string) {
-	r := Rules[rule]
-	a.report.Findings = append(a.report.Findings, Finding{Rule: rule, Severity: r.Severity, Table: table, Query: q,
-		Message: msg, Fix: fix, Seed: r.Seed})
+	a.addSev(rule, "", table, q, msg, fix)
+}
+
+// addSev adds a finding with a severity other than the rule's default.
+func (a *analyzer) addSev(rule string, sev Severity, table, q, msg, fix string) {
+	r, ok := Rules[rule]
+	if !ok {
+		panic("advisor: unknown rule " + rule) // a programming error
+	}
+	if sev == "" {
+		sev = r.Severity
+	}
+	f := Finding{Rule: rule, Severity: sev, Table: table, Query: q, Message: msg, Fix: fix, Seed: r.Seed}
+	if a.inQueries {
+		a.queryFindings = append(a.queryFindings, f)
+		return
+	}
+	a.report.Findings = append(a.report.Findings, f)
 }
 
 func (a *analyzer) applySchemaStatement(st cql.Statement) {
 	switch x := st.(type) {
 	case *cql.Unsupported:
-		a.unsupported(x.Feature)
+		a.add("unsupported-statement", "", "", "The advisor cannot check "+x.Feature+".", "Check this part of the model by hand.")
 		return
-	case *cql.CreateIndex, *cql.CreateMaterializedView:
-		a.unsupported(cql.StatementName(x))
+	case *cql.CreateIndex:
+		a.createIndex(x)
+		return
+	case *cql.CreateMaterializedView:
+		a.createView(x)
 		return
 	}
 	text := cql.Format(st)
 	res, err := a.exec.Query(a.ctx, a.sess, text, nil)
 	if err != nil {
-		a.add("invalid-statement", "", text, cqlerr.As(err).Message,
+		msg := cqlerr.As(err).Message
+		if strings.Contains(msg, "Cannot mix counter and non counter columns") {
+			a.add("counter-mixed", tableName(st, a.sess.Keyspace), text, msg,
+				"Move the counters to a table of their own keyed like this one (seed 000's user_stats), and update both.")
+			return
+		}
+		a.add("invalid-statement", tableName(st, a.sess.Keyspace), text, msg,
 			"Fix the statement: Cassandra refuses it with this error.")
 		return
 	}
@@ -141,15 +219,96 @@ func (a *analyzer) applySchemaStatement(st cql.Statement) {
 	}
 }
 
-func (a *analyzer) unsupported(feature string) {
-	switch {
-	case strings.Contains(feature, "MATERIALIZED VIEW"):
-		a.add("materialized-view-reliance", "", feature, "The model relies on a materialized view.",
-			"Prefer a denormalized table written by the application (one table per query); views are experimental in Cassandra and lag their base table.")
-	case strings.Contains(feature, "INDEX"):
-		a.add("secondary-index", "", feature, "The model uses a secondary index as an access path.",
-			"Index only columns of much lower cardinality than the table, never as the primary access path; otherwise add a table keyed for the query.")
+func tableName(st cql.Statement, ks string) string {
+	if ct, ok := st.(*cql.CreateTable); ok {
+		k := ct.Name.Keyspace
+		if k == "" {
+			k = ks
+		}
+		return k + "." + ct.Name.Name
 	}
+	return ""
+}
+
+func (a *analyzer) lookup(name cql.QualifiedName) *schema.Table {
+	ks := name.Keyspace
+	if ks == "" {
+		ks = a.sess.Keyspace
+	}
+	return a.schema.Current().Table(ks, name.Name)
+}
+
+// createIndex records a secondary index. The query layer learns of it too
+// when it supports indexes; the advisor keeps its own list either way.
+func (a *analyzer) createIndex(ci *cql.CreateIndex) {
+	text := cql.Format(ci)
+	t := a.lookup(ci.Table)
+	if t == nil {
+		a.add("invalid-statement", "", text, fmt.Sprintf("Table '%s' doesn't exist", ci.Table.Name), "Create the table before its index.")
+		return
+	}
+	if len(ci.Targets) == 0 {
+		return
+	}
+	col := ci.Targets[0].Column
+	if t.Column(col) == nil {
+		a.add("invalid-statement", qualified(t), text, fmt.Sprintf("Undefined column name %s in table %s", col, qualified(t)), "Index a column of the table.")
+		return
+	}
+	a.exec.Query(a.ctx, a.sess, text, nil) // best effort: an executor without indexes refuses it
+	using := strings.ToLower(ci.Using)
+	sai := strings.Contains(using, "sai") || strings.Contains(using, "storageattached")
+	name := ci.Name.Name
+	if name == "" {
+		name = t.Name + "_" + col + "_idx"
+	}
+	a.indexes[qualified(t)] = append(a.indexes[qualified(t)], index{name: name, column: col, sai: sai, stmt: text})
+}
+
+// createView reports the view and declares it as a table (its columns and
+// key), so that queries against it compile.
+func (a *analyzer) createView(v *cql.CreateMaterializedView) {
+	text := cql.Format(v)
+	base := a.lookup(v.Select.Table)
+	ks := v.Name.Keyspace
+	if ks == "" {
+		ks = a.sess.Keyspace
+	}
+	name := ks + "." + v.Name.Name
+	baseName := v.Select.Table.Name
+	if base != nil {
+		baseName = qualified(base)
+	}
+	a.add("materialized-view-reliance", name, text,
+		fmt.Sprintf("Materialized view %s of %s: Cassandra marks views experimental; they can lag or diverge from the base table and every base write costs a read-before-write.", name, baseName),
+		"Create an ordinary table keyed for the query and write it from the application with the base table in a logged batch (seed 000's users_by_email).")
+	a.views[name] = true
+	if base == nil {
+		return
+	}
+	var cols []cql.ColumnDef
+	want := map[string]bool{}
+	for _, s := range v.Select.Selectors {
+		if c, ok := s.Expr.(*cql.ColumnSel); ok {
+			want[c.Name] = true
+		}
+	}
+	for _, k := range append(append([]string(nil), v.PartitionKey...), v.Clustering...) {
+		want[k] = true
+	}
+	for _, c := range base.Columns {
+		if !v.Select.Star && !want[c.Name] {
+			continue
+		}
+		te, err := cql.ParseType(c.Type.String())
+		if err != nil {
+			return
+		}
+		cols = append(cols, cql.ColumnDef{Name: c.Name, Type: te})
+	}
+	ct := &cql.CreateTable{Name: cql.QualifiedName{Keyspace: ks, Name: v.Name.Name}, Columns: cols,
+		PartitionKey: v.PartitionKey, Clustering: v.Clustering, ClusteringOrder: v.ClusteringOrder}
+	a.exec.Query(a.ctx, a.sess, cql.Format(ct), nil)
 }
 
 func (a *analyzer) userTables() []*schema.Table {
@@ -169,90 +328,24 @@ func (a *analyzer) userTables() []*schema.Table {
 
 // tableWorkload finds a table's expectations by "ks.table" or "table".
 func (a *analyzer) tableWorkload(t *schema.Table) TableWorkload {
-	if tw, ok := a.workload.Tables[t.Keyspace+"."+t.Name]; ok {
+	if tw, ok := a.workload.Tables[qualified(t)]; ok {
 		return tw
 	}
 	return a.workload.Tables[t.Name]
 }
 
-var lowCardinalityNames = []string{"status", "state", "type", "gender", "category", "flag", "active", "enabled", "country", "kind", "level", "priority"}
+func (a *analyzer) measured(t *schema.Table) (Measured, bool) {
+	m, ok := a.opts.Measured[qualified(t)]
+	return m, ok && m.known()
+}
 
-func (a *analyzer) checkTable(t *schema.Table) {
-	name := t.Keyspace + "." + t.Name
-	tw := a.tableWorkload(t)
-	est := Estimate(t, tw)
-	a.report.Tables = append(a.report.Tables, est)
-
-	// Partition key cardinality (seed 001: a boolean key makes two
-	// partitions; seed 000: status has only a few values).
-	if len(t.PartitionKey) == 1 {
-		pk := t.PartitionKey[0]
-		low := pk.Type.Kind == types.Boolean
-		for _, n := range lowCardinalityNames {
-			if strings.EqualFold(pk.Name, n) || strings.HasSuffix(strings.ToLower(pk.Name), "_"+n) {
-				low = true
-			}
-		}
-		if tw.DistinctPartitionKeys > 0 {
-			low = tw.DistinctPartitionKeys < 1000
-		}
-		if low {
-			a.add("low-cardinality-partition-key", name, "",
-				fmt.Sprintf("Partition key %s has few distinct values: all data lands in a handful of partitions and nodes.", pk.Name),
-				"Choose a high-cardinality partition key (e.g. an id), or add a bucket column to the partition key (e.g. hash(id) % 10).")
-		}
+func (a *analyzer) fact(t *schema.Table) *tableFacts {
+	f := a.facts[qualified(t)]
+	if f == nil {
+		f = &tableFacts{updatedColumns: map[string]string{}}
+		a.facts[qualified(t)] = f
 	}
-	// Time-only partition keys (seed 003's "ddmmyyhh").
-	timeOnly := true
-	for _, c := range t.PartitionKey {
-		k := c.Type.Kind
-		_, bucketName := bucketSeconds(&schema.Table{PartitionKey: []*schema.Column{c}})
-		if !(k == types.Date || k == types.Timestamp || k == types.Time || bucketName != "" && (k == types.Text || k == types.Int || k == types.Bigint)) {
-			timeOnly = false
-		}
-	}
-	if timeOnly {
-		a.add("hot-partition", name, "",
-			"The partition key is only a time period: every write of that period goes to one partition, a moving hot spot.",
-			"Add a discriminating column to the partition key (e.g. the event type or a shard number: (hour, event_type) or (hour, shard)).")
-	}
-	// Timestamp alone as the clustering key (seed 003).
-	if len(t.Clustering) == 1 && t.Clustering[0].Type.Kind == types.Timestamp {
-		a.add("timestamp-clustering-collision", name, "",
-			fmt.Sprintf("Clustering column %s is a timestamp alone: two writes in the same millisecond overwrite each other.", t.Clustering[0].Name),
-			"Use a timeuuid clustering column, or add a unique column after the timestamp.")
-	}
-	// Growth and size (seed 000).
-	if !est.Bounded {
-		row := float64(est.RowBytes)
-		perDay := tw.RowsPerSecondPerPartition * 86400 * row
-		bucket := "day"
-		if perDay > maxPartitionBytes {
-			bucket = "hour"
-		}
-		a.add("unbounded-partition", name, "",
-			fmt.Sprintf("Partitions grow without limit (%.4g rows/s per partition, no time bucket in the partition key): %s per day.",
-				tw.RowsPerSecondPerPartition, humanBytes(perDay)),
-			fmt.Sprintf("Add %s bucket to the partition key, e.g. PRIMARY KEY ((%s, %s), ...).", map[string]string{"day": "a day", "hour": "an hour"}[bucket], pkList(t), bucket))
-	}
-	if est.PartitionSizeBytes > maxPartitionBytes {
-		a.add("partition-too-large", name, "",
-			fmt.Sprintf("Estimated partition size %s (%.0f rows × %d B) is over 100 MB; aim for 10–100 MB.",
-				humanBytes(est.PartitionSizeBytes), est.RowsPerPartition, est.RowBytes),
-			"Split partitions with a smaller time bucket (hour instead of day) or another partition key column.")
-	}
-	if est.RowsPerPartition > maxRowsPerPartition {
-		a.add("too-many-rows", name, "",
-			fmt.Sprintf("%.0f rows per partition is over 100,000.", est.RowsPerPartition),
-			"Bound partitions with a bucket in the partition key.")
-	}
-	for _, c := range append(append([]*schema.Column(nil), t.Regulars...), t.Statics...) {
-		if c.Type.IsCollection() && tw.CollectionElements[c.Name] > 100 {
-			a.add("large-collection", name, "",
-				fmt.Sprintf("Collection %s is expected to hold %d elements; collections are read whole and are meant for small sets.", c.Name, tw.CollectionElements[c.Name]),
-				"Model the elements as rows of a clustering column instead.")
-		}
-	}
+	return f
 }
 
 func pkList(t *schema.Table) string {

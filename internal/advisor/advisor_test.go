@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
+	"gopkg.in/yaml.v3"
 )
 
 // TestAdvisor runs the golden files in testdata: each is a set of models
@@ -24,6 +27,7 @@ import (
 func TestAdvisor(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var schemaSrc, workloadSrc, modelSrc string
+		var measured map[string]Measured
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "schema":
@@ -31,6 +35,13 @@ func TestAdvisor(t *testing.T) {
 				return ""
 			case "workload":
 				workloadSrc = d.Input
+				return ""
+			case "measured":
+				// Statistics a live server would report, by ks.table.
+				measured = nil
+				if err := yaml.Unmarshal([]byte(d.Input), &measured); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
 				return ""
 			case "model":
 				modelSrc = d.Input
@@ -72,7 +83,7 @@ func TestAdvisor(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
-				rep, err := Analyze(context.Background(), []string{schemaSrc}, wl)
+				rep, err := AnalyzeWithOptions(context.Background(), []string{schemaSrc}, wl, Options{Measured: measured})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
@@ -84,7 +95,11 @@ func TestAdvisor(t *testing.T) {
 					b.WriteString("no findings\n")
 				}
 				for _, e := range rep.Tables {
-					fmt.Fprintf(&b, "size %s: %.0f rows x %d B = %.2f MB bounded=%v\n", e.Table, e.RowsPerPartition, e.RowBytes, e.PartitionSizeBytes/1e6, e.Bounded)
+					fmt.Fprintf(&b, "size %s: %.0f rows x %d B = %.2f MB bounded=%v", e.Table, e.RowsPerPartition, e.RowBytes, e.PartitionSizeBytes/1e6, e.Bounded)
+					if e.Measured {
+						fmt.Fprintf(&b, " measured (formula %.2f MB, %d partitions, max %.2f MB)", e.EstimatedPartitionSizeBytes/1e6, e.PartitionsCount, e.MaxPartitionSizeBytes/1e6)
+					}
+					b.WriteString("\n")
 				}
 				return b.String()
 			}
@@ -120,5 +135,39 @@ func TestSeedSizingTable(t *testing.T) {
 	e := Estimate(tbl, TableWorkload{RowsPerPartition: 36000})
 	if mb := e.PartitionSizeBytes / 1e6; math.Abs(mb-4.5) > 0.1 {
 		t.Errorf("hourly: %.2f MB, seed says 4.5 MB", mb)
+	}
+}
+
+// TestRules checks the rule table: the issue's rule ids exist, every rule
+// cites one of the seed documents, and every rule fires in some golden file
+// (except unsupported-statement: the parser now reads every statement).
+func TestRules(t *testing.T) {
+	seeds := map[string]bool{seedConcepts: true, seedLayout: true, seedLogical: true, seedPractices: true, seedMethod: true}
+	for _, id := range []string{"partition-key-missing", "clustering-skipped", "range-not-last", "allow-filtering",
+		"low-cardinality-partition-key", "unbounded-partition", "partition-too-large", "too-many-rows", "hot-partition",
+		"secondary-index-high-cardinality", "secondary-index-primary-access", "queue-pattern", "deletes-without-ttl",
+		"large-collection", "timestamp-clustering-collision", "sort-order-mismatch", "missing-column",
+		"materialized-view-reliance", "multi-table-write-without-batch", "counter-mixed"} {
+		if _, ok := Rules[id]; !ok {
+			t.Errorf("rule %s is missing", id)
+		}
+	}
+	var goldens strings.Builder
+	files, _ := filepath.Glob("testdata/*")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldens.Write(b)
+	}
+	for _, id := range RuleIDs() {
+		r := Rules[id]
+		if !seeds[r.Seed] || r.Practice == "" || r.ID != id {
+			t.Errorf("rule %s: seed %q practice %q", id, r.Seed, r.Practice)
+		}
+		if id != "unsupported-statement" && !strings.Contains(goldens.String(), " "+id+" ") {
+			t.Errorf("rule %s fires in no golden file", id)
+		}
 	}
 }

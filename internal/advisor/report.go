@@ -47,14 +47,27 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		fmt.Fprintf(w, "      fix:   %s\n      seed:  %s\n", f.Fix, f.Seed)
 	}
 	if len(r.Tables) > 0 {
-		fmt.Fprintf(w, "\n%s\n", paint("1", "Partition sizes (seed 000's formula, 23 B per cell)"))
+		fmt.Fprintf(w, "\n%s\n", paint("1", "Partition sizes (seed 000's formula, 23 B per cell; measured when read from a server)"))
 		for _, t := range r.Tables {
 			rows := fmt.Sprintf("%.0f rows", t.RowsPerPartition)
 			size := humanBytes(t.PartitionSizeBytes)
-			if !t.Bounded {
+			switch {
+			case t.Measured:
+				size = fmt.Sprintf("measured mean %s", size)
+				if t.MaxPartitionSizeBytes > 0 {
+					size += fmt.Sprintf(", max %s", humanBytes(t.MaxPartitionSizeBytes))
+				}
+				formula := humanBytes(t.EstimatedPartitionSizeBytes)
+				if t.EstimatedPartitionSizeBytes == 0 {
+					formula = fmt.Sprintf("%d B per row", t.RowBytes)
+				}
+				size += fmt.Sprintf(", %d partitions (formula: %s)", t.PartitionsCount, formula)
+			case !t.Bounded:
 				rows, size = "unbounded", "grows without limit"
-			} else if t.RowsPerPartition == 0 {
+			case t.RowsPerPartition == 0:
 				rows, size = "rows unknown", fmt.Sprintf("%d B per row", t.RowBytes)
+			default:
+				size = "estimated " + size
 			}
 			fmt.Fprintf(w, "  %-40s %-16s %s\n", t.Table, rows, size)
 		}

@@ -23,6 +23,9 @@ type TableWorkload struct {
 	// CollectionElements is the expected number of elements of
 	// collection columns.
 	CollectionElements map[string]int `yaml:"collection_elements"`
+	// DistinctValues is the expected number of distinct values of columns
+	// (secondary index and partition key cardinality).
+	DistinctValues map[string]float64 `yaml:"distinct_values"`
 }
 
 // LoadWorkload reads a workload YAML file.
