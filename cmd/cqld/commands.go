@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cqld/cqld/internal/admin"
 	"github.com/cqld/cqld/internal/node"
 	"github.com/cqld/cqld/internal/query"
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newStartCommand(), newVersionCommand(), newAdviseCommand())
+	root.AddCommand(newStartCommand(), newVersionCommand(), newAdviseCommand(), newNodetoolCommand())
 	return root
 }
 
@@ -116,6 +117,7 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	admin.Register(n) // nodetool's API on the admin port
 	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
 		"data_dir", cfg.DataDir, "commitlog_sync", cfg.CommitlogSync, "startup", time.Since(started).Round(time.Millisecond))
 	sig := make(chan os.Signal, 1)

@@ -4,8 +4,8 @@ package mutation
 // of a non-frozen collection (Path non-nil).
 //
 // Reconciliation (Reconcile) is Cassandra's: the higher Timestamp wins; on a
-// tie a tombstone beats a live cell; between live cells of equal timestamp
-// the larger value wins (then the later expiry).
+// tie a tombstone beats an expiring cell, which beats a live cell; then the
+// later local deletion time, then the larger value.
 type Cell struct {
 	Column uint32 // column id within the table (schema.Column.ID)
 	Path   []byte // collection element key (nil for simple cells)
@@ -31,7 +31,21 @@ func (c *Cell) IsLive(nowSec int64) bool {
 	return c.TTL == 0 || nowSec < c.LocalDeletionTime
 }
 
-// Reconcile returns the winner of two versions of the same cell.
+// Reconcile returns the winner of two versions of the same cell, by
+// Cassandra's Cells.reconcile (resolveRegular) rule:
+//
+//  1. the higher timestamp wins;
+//  2. on equal timestamps, when either cell is a tombstone or expiring (has a
+//     local deletion time), that one beats a live non-expiring cell; a
+//     tombstone beats an expiring cell; between two tombstones or two
+//     expiring cells the later local deletion time wins;
+//  3. then the larger value (unsigned bytes) wins.
+//
+// Cassandra returns its first argument on a remaining tie (two expiring
+// cells with equal timestamp, expiry and value but different TTLs); here
+// the larger TTL wins then, so that the result never depends on argument
+// order: Reconcile is commutative and associative (mutation_test.go). On a
+// complete tie (equal cells) it returns a.
 func Reconcile(a, b *Cell) *Cell {
 	if a.Timestamp != b.Timestamp {
 		if a.Timestamp > b.Timestamp {
@@ -39,28 +53,44 @@ func Reconcile(a, b *Cell) *Cell {
 		}
 		return b
 	}
-	if a.Tombstone != b.Tombstone {
-		if a.Tombstone {
-			return a
+	aDel, bDel := a.Tombstone || a.TTL != 0, b.Tombstone || b.TTL != 0
+	if aDel || bDel {
+		if aDel != bDel {
+			if aDel {
+				return a
+			}
+			return b
 		}
-		return b
-	}
-	if a.Tombstone {
-		if a.LocalDeletionTime >= b.LocalDeletionTime {
-			return a
+		if a.Tombstone != b.Tombstone {
+			if a.Tombstone {
+				return a
+			}
+			return b
 		}
-		return b
+		if a.LocalDeletionTime != b.LocalDeletionTime {
+			if a.LocalDeletionTime > b.LocalDeletionTime {
+				return a
+			}
+			return b
+		}
 	}
-	if c := compareBytes(a.Value, b.Value); c != 0 {
+	var av, bv []byte
+	if !a.Tombstone {
+		av = a.Value
+	}
+	if !b.Tombstone {
+		bv = b.Value
+	}
+	if c := compareBytes(av, bv); c != 0 {
 		if c > 0 {
 			return a
 		}
 		return b
 	}
-	if a.LocalDeletionTime >= b.LocalDeletionTime {
-		return a
+	if b.TTL > a.TTL {
+		return b
 	}
-	return b
+	return a
 }
 
 func compareBytes(a, b []byte) int {

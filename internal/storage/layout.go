@@ -347,3 +347,69 @@ func metaKey(name string) []byte {
 	k = append(k, prefixMeta, metaTag)
 	return append(k, name...)
 }
+
+// prefixEndInPlace turns b into prefixEnd(b) in place (false when there is
+// none: b is all 0xFF).
+func prefixEndInPlace(b []byte) ([]byte, bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != 0xFF {
+			b[i]++
+			return b[:i+1], true
+		}
+	}
+	return b[:0], false
+}
+
+// sliceRangeInto is sliceRange with the encoded bounds appended to buf (no
+// other allocation); the range aliases the returned buffer.
+func sliceRangeInto(buf []byte, t *schema.Table, s mutation.Slice) (byteRange, []byte, error) {
+	start := len(buf)
+	var err error
+	if len(s.Start.Values) > 0 {
+		if buf, err = appendClustering(buf, t, s.Start.Values); err != nil {
+			return byteRange{}, buf, err
+		}
+		if !s.Start.Inclusive {
+			lo, ok := prefixEndInPlace(buf[start:])
+			if !ok {
+				return byteRange{lo: []byte{}, hi: []byte{}}, buf[:start], nil // nothing sorts after
+			}
+			buf = buf[:start+len(lo)]
+		}
+	}
+	loEnd := len(buf)
+	hiInf := true
+	if len(s.End.Values) > 0 {
+		if s.Start.Inclusive && sameValues(s.Start.Values, s.End.Values) {
+			// A point slice (= on the clustering): the end encodes as
+			// the start.
+			buf = append(buf, buf[start:loEnd]...)
+		} else if buf, err = appendClustering(buf, t, s.End.Values); err != nil {
+			return byteRange{}, buf, err
+		}
+		hiInf = false
+		if s.End.Inclusive {
+			hi, ok := prefixEndInPlace(buf[loEnd:])
+			buf = buf[:loEnd+len(hi)]
+			hiInf = !ok
+		}
+	}
+	r := byteRange{lo: buf[start:loEnd:loEnd], hiInf: hiInf}
+	if !hiInf {
+		r.hi = buf[loEnd:len(buf):len(buf)]
+	}
+	return r, buf, nil
+}
+
+// sameValues reports whether a and b are the same clustering values.
+func sameValues(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -410,6 +410,12 @@ func clusteringLen(t *schema.Table, b []byte) (int, error) {
 
 // Compact compacts the whole store (nodetool compact): afterwards purged
 // data and point deletions are gone from disk.
+//
+// Pebble moves files that overlap nothing down without rewriting them and
+// never rewrites the bottom level in a manual compaction, so keys of fresh
+// data that were flushed and moved down stay MERGE operands (each read runs
+// them through the merge operator); only keys that a compaction into the
+// bottom level rewrote become SETs.
 func (p *Pebble) Compact(ctx context.Context) error {
 	return p.db.Compact(ctx, []byte{prefixMeta}, []byte{0xFF}, true /* parallelize */)
 }

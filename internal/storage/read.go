@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cqld/cqld/internal/mutation"
@@ -28,44 +29,93 @@ type ReadInfo struct {
 	TombstonesScanned int64
 	// CellsScanned counts every stored entry the read went through.
 	CellsScanned int64
+	// LiveRows counts the rows returned (a partition returned with only its
+	// static row counts as one).
+	LiveRows int64
 }
 
 // ReadWithInfo is Read, also returning what the read scanned.
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
-	ps, err := p.read(ctx, t, cmd, &info)
-	return ps, info, err
+	start := time.Now()
+	ts := p.stats.get(cmd.TableID)
+	ps, err := p.read(ctx, t, cmd, &info, ts)
+	ts.recordRead(time.Since(start))
+	for i := range ps {
+		info.LiveRows += int64(max(len(ps[i].Rows), 1))
+	}
+	return ps, info, p.guard(ctx, t, cmd, &info, err)
 }
 
-func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand, info *ReadInfo) ([]mutation.Partition, error) {
+func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand, info *ReadInfo, ts *tableStats) ([]mutation.Partition, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if cmd.TableID != [16]byte(t.ID) {
 		return nil, fmt.Errorf("storage: read of table %x against table %s", cmd.TableID, t.ID)
 	}
-	ranges, err := normalizeSlices(t, cmd.Slices)
+	r := readerPool.Get().(*pebbleReader)
+	defer r.release()
+	ranges, err := r.normalize(t, cmd.Slices)
 	if err != nil {
 		return nil, err
 	}
-	r := readerPool.Get().(*pebbleReader)
-	defer r.release()
-	r.t, r.cmd, r.ranges, r.lim, r.stats = t, cmd, ranges, newLimits(cmd), p.stats.get(cmd.TableID)
-	r.info = info
+	r.t, r.cmd, r.ranges, r.lim, r.stats = t, cmd, ranges, newLimits(cmd), ts
+	// The reader counts into its own ReadInfo (info stays on the caller's
+	// stack).
+	r.info = &r.infoBuf
+	defer func() { *info = r.infoBuf }()
+	r.failAt = p.failAt()
 	r.whole = len(ranges) == 1 && len(ranges[0].lo) == 0 && ranges[0].hiInf && !cmd.StaticOnly
 	if cmd.Key != nil {
-		pp := appendPartitionPrefix(nil, cmd.TableID, cmd.Token, cmd.Key)
-		it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: pp, UpperBound: prefixEnd(pp)})
+		// The bounds live in the reader's buffers until after it.Close.
+		pp := appendPartitionPrefix(r.ppBuf[:0], cmd.TableID, cmd.Token, cmd.Key)
+		r.ppBuf = pp
+		upper, ok := prefixEndInPlace(append(r.upBuf[:0], pp...))
+		r.upBuf = upper
+		if !ok {
+			upper = nil
+		}
+		r.iterOpts = pebble.IterOptions{LowerBound: pp, UpperBound: upper}
+		// A partition known to have no header and no static row
+		// (hdrcache.go) is positioned once, at its rows.
+		useHdr := !cmd.StaticOnly && len(ranges) > 0 && len(ranges[0].lo) > 0
+		var e0 uint64
+		if useHdr {
+			e0 = p.hdr.epoch(cmd.Token)
+		}
+		it, err := p.db.NewIter(&r.iterOpts)
 		if err != nil {
 			return nil, err
 		}
 		defer it.Close()
+		if useHdr {
+			if p.hdr.known(pp, p.hdr.epoch(cmd.Token)) {
+				r.skipHeader = true
+				if len(ranges) == 1 {
+					// Bound the iterator to the rows of the slice: the
+					// step past the last row ends at the bound.
+					rg := ranges[0]
+					b := append(append(append(r.bndBuf[:0], pp...), kindRow), rg.lo...)
+					n := len(b)
+					if rg.hiInf {
+						b = append(append(b, pp...), kindRow+1)
+					} else {
+						b = append(append(append(b, pp...), kindRow), rg.hi...)
+					}
+					r.bndBuf = b
+					it.SetBounds(b[:n:n], b[n:])
+				}
+			} else {
+				r.recordHdr, r.hdrEpoch = p.hdr, e0
+			}
+		}
 		// SeekPrefixGE consults the bloom filters (the comparer's Split is
 		// the partition prefix): an absent partition costs no data block.
-		if !it.SeekPrefixGE(pp) {
+		if !r.skipHeader && !it.SeekPrefixGE(pp) {
 			return nil, it.Error()
 		}
-		if err := r.readPartition(it, pp, bytes.Clone(cmd.Key), cmd.Token); err != nil {
+		if err := r.readPartition(it, pp, r.copyBytes(cmd.Key), cmd.Token); err != nil {
 			return nil, err
 		}
 		return r.out, it.Error()
@@ -219,6 +269,58 @@ type pebbleReader struct {
 	info  *ReadInfo
 	whole bool
 	scan  partitionScan
+	// failAt is the tombstone failure threshold (guardrail.go).
+	failAt  int64
+	infoBuf ReadInfo
+
+	// Header cache (hdrcache.go): skipHeader when the partition is known
+	// to have no header (the iterator starts unpositioned); otherwise
+	// recordHdr, when set, records its absence at hdrEpoch.
+	skipHeader bool
+	recordHdr  *hdrCache
+	hdrEpoch   uint64
+
+	// Scratch of a single-partition read: the iterator's bounds and
+	// options, the slices' encoded bounds.
+	ppBuf, upBuf []byte
+	bndBuf       []byte
+	iterOpts     pebble.IterOptions
+	sbuf         []byte
+	rangeBuf     []byteRange
+}
+
+// normalize is normalizeSlices without allocating for no slice or one slice
+// (the bounds go to the reader's scratch buffers).
+func (r *pebbleReader) normalize(t *schema.Table, slices []mutation.Slice) ([]byteRange, error) {
+	switch {
+	case slices == nil:
+		r.rangeBuf = append(r.rangeBuf[:0], byteRange{lo: []byte{}, hiInf: true})
+		return r.rangeBuf, nil
+	case len(slices) == 1:
+		rg, buf, err := sliceRangeInto(r.sbuf[:0], t, slices[0])
+		r.sbuf = buf
+		if err != nil {
+			return nil, err
+		}
+		r.rangeBuf = r.rangeBuf[:0]
+		if !rg.empty() {
+			r.rangeBuf = append(r.rangeBuf, rg)
+		}
+		return r.rangeBuf, nil
+	}
+	return normalizeSlices(t, slices)
+}
+
+// tombstone counts a scanned tombstone and stops the read past the
+// failure threshold.
+func (r *pebbleReader) tombstone() error {
+	r.scan.tombstones++
+	if r.info.TombstonesScanned+r.scan.tombstones > r.failAt {
+		r.info.TombstonesScanned += r.scan.tombstones
+		r.scan.tombstones = 0
+		return errTombstoneOverwhelming
+	}
+	return nil
 }
 
 // readerPool recycles the scratch buffers of readers (never what a read
@@ -226,13 +328,15 @@ type pebbleReader struct {
 var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
 
 func (r *pebbleReader) release() {
-	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc) > 64<<10 || cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 {
+	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf) > 64<<10 ||
+		cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
 		return
 	}
 	*r = pebbleReader{
 		rts:  r.rts[:0],
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
-		acc: rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
+		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
+		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
 	}
 	readerPool.Put(r)
 }
@@ -276,16 +380,29 @@ func (r *pebbleReader) copyBytes(b []byte) []byte {
 // partition's first key.
 func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok int64) error {
 	r.scan = partitionScan{}
-	if err := r.readHeader(it, pp); err != nil {
-		return err
+	if r.skipHeader {
+		// Known to have no header; the iterator is not positioned yet
+		// (readRows seeks).
+		r.pd = mutation.Live
+		r.rts = r.rts[:0]
+	} else {
+		if err := r.readHeader(it, pp); err != nil {
+			return err
+		}
 	}
+	noHeader := r.pd.IsLive() && len(r.rts) == 0
 	part := mutation.Partition{Key: key, Token: tok}
-	if r.t.HasStatics() {
+	if r.t.HasStatics() && !r.skipHeader {
+		n := r.scan.cells
 		row, err := r.readStatic(it, pp)
 		if err != nil {
 			return err
 		}
 		part.Static = row
+		noHeader = noHeader && r.scan.cells == n // no static entry either
+	}
+	if r.recordHdr != nil && noHeader {
+		r.recordHdr.record(pp, r.hdrEpoch)
 	}
 	r.budget = r.lim.rowBudget(r.cmd.StaticOnly)
 	r.rows = nil
@@ -328,7 +445,9 @@ func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
 		}
 		r.scan.bytes += int64(len(k) + len(v))
 		r.scan.cells++
-		r.scan.tombstones++
+		if err := r.tombstone(); err != nil {
+			return err
+		}
 		switch k[len(lower)] {
 		case headerPartitionDeletion:
 			r.pd = mutation.MaxDeletion(r.pd, d)
@@ -367,7 +486,9 @@ func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row
 	if !ok {
 		return nil, nil
 	}
-	return &row, nil
+	rp := new(mutation.Row)
+	*rp = row
+	return rp, nil
 }
 
 // readRows reads the selected rows, slice by slice, until the budget is
@@ -400,14 +521,14 @@ func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
 		switch {
 		case r.cmd.Reversed:
 			valid = it.SeekLT(upper)
+		case r.skipHeader && i == 0:
+			valid = it.SeekPrefixGE(lower)
 		case it.Valid() && bytes.Compare(it.Key(), lower) >= 0:
 			// Already there (the first slice starts at the first row, or
 			// the previous slice ended past this one's start).
 			valid = true
 		default:
-			// A prefix seek keeps using the bloom filters and stays in
-			// the partition (the comparer's Split is the partition).
-			valid = it.SeekPrefixGE(lower)
+			valid = seekForward(it, lower)
 		}
 		for ; valid && r.budget > 0; valid = r.step(it) {
 			k := it.Key()
@@ -443,6 +564,21 @@ func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
 		}
 	}
 	return nil
+}
+
+// seekForward moves the iterator, positioned in the partition before lower
+// or exhausted, to the first key >= lower; false when there is none.
+// (Stepping with Next a few keys before seeking was measured: no better,
+// each key visited runs Pebble's merge path.)
+func seekForward(it *pebble.Iterator, lower []byte) bool {
+	if !it.Valid() {
+		// Exhausted: the bounds are the partition's, nothing follows. (An
+		// error is reported by the caller's it.Error.)
+		return false
+	}
+	// A prefix seek keeps using the bloom filters and stays in the
+	// partition (the comparer's Split is the partition).
+	return it.SeekPrefixGE(lower)
 }
 
 func (r *pebbleReader) step(it *pebble.Iterator) bool {
@@ -484,7 +620,9 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 	r.scan.cells++
 	switch slot[0] {
 	case slotRowDeletion:
-		r.scan.tombstones++
+		if err := r.tombstone(); err != nil {
+			return err
+		}
 		d, ok := decodeDeletionValue(v)
 		if !ok {
 			return fmt.Errorf("%w: row deletion", errCorrupt)
@@ -510,7 +648,9 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 			return fmt.Errorf("%w: cell value", errCorrupt)
 		}
 		if !c.IsLive(r.cmd.NowSec) {
-			r.scan.tombstones++
+			if err := r.tombstone(); err != nil {
+				return err
+			}
 			// Skip cells that cannot be live before copying anything.
 			if !c.Tombstone {
 				return nil

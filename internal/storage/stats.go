@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -45,6 +46,34 @@ type Histogram struct {
 	Counts   [histogramBuckets]int64
 	Overflow int64
 	Max      int64
+}
+
+// Min returns the bucket upper bound of the smallest recorded value (0
+// when empty).
+func (h *Histogram) Min() int64 {
+	for i, c := range h.Counts {
+		if c > 0 {
+			return histogramOffsets[i]
+		}
+	}
+	if h.Overflow > 0 {
+		return h.Max
+	}
+	return 0
+}
+
+// MaxBucket returns the bucket upper bound of the largest recorded value,
+// as Cassandra reports maxima (0 when empty).
+func (h *Histogram) MaxBucket() int64 {
+	if h.Overflow > 0 {
+		return h.Max
+	}
+	for i := len(h.Counts) - 1; i >= 0; i-- {
+		if h.Counts[i] > 0 {
+			return histogramOffsets[i]
+		}
+	}
+	return 0
 }
 
 // Offsets returns the bucket upper bounds.
@@ -139,11 +168,34 @@ type Stats struct {
 	// returned.
 	TombstonesPerRead Histogram
 	LiveCellsPerRead  Histogram
+	// ReadOps and WriteOps count read commands and Applies; ReadLatency and
+	// WriteLatency are their latencies in microseconds.
+	ReadOps, WriteOps         int64
+	ReadLatency, WriteLatency Histogram
+	ReadMicros, WriteMicros   int64 // total latencies
 }
 
 type tableStats struct {
 	reads                             atomic.Int64
 	size, cells, tombstones, liveRead atomicHistogram
+
+	readOps, writeOps         atomic.Int64
+	readMicros, writeMicros   atomic.Int64
+	readLatency, writeLatency atomicHistogram
+}
+
+func (ts *tableStats) recordRead(d time.Duration) {
+	us := d.Microseconds()
+	ts.readOps.Add(1)
+	ts.readMicros.Add(us)
+	ts.readLatency.add(us)
+}
+
+func (ts *tableStats) recordWrite(d time.Duration) {
+	us := d.Microseconds()
+	ts.writeOps.Add(1)
+	ts.writeMicros.Add(us)
+	ts.writeLatency.add(us)
 }
 
 type tableStatsMap struct{ m sync.Map } // [16]byte -> *tableStats
@@ -170,6 +222,12 @@ func (p *Pebble) TableStats(id uuid.UUID) Stats {
 		CellCount:         ts.cells.snapshot(),
 		TombstonesPerRead: ts.tombstones.snapshot(),
 		LiveCellsPerRead:  ts.liveRead.snapshot(),
+		ReadOps:           ts.readOps.Load(),
+		WriteOps:          ts.writeOps.Load(),
+		ReadLatency:       ts.readLatency.snapshot(),
+		WriteLatency:      ts.writeLatency.snapshot(),
+		ReadMicros:        ts.readMicros.Load(),
+		WriteMicros:       ts.writeMicros.Load(),
 	}
 }
 

@@ -1,0 +1,223 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/query"
+)
+
+// startNodeWith starts a node in-process on random ports with cfg adjusted
+// by edit.
+func startNodeWith(t testing.TB, dir string, edit func(*Config)) *Node {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.DataDir = dir
+	cfg.NativePort = 0
+	cfg.AdminPort = -1
+	if edit != nil {
+		edit(&cfg)
+	}
+	n, err := Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func exec(t *testing.T, n *Node, q string) *query.Result {
+	t.Helper()
+	res, err := n.Executor().Query(context.Background(), &query.Session{}, q, &query.Options{Consistency: 1})
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res
+}
+
+// tombstonesIn reads a partition of ks.t directly from the engine and
+// returns how many tombstones the read scanned.
+func tombstonesIn(t *testing.T, n *Node, table string, pk int32) int64 {
+	t.Helper()
+	tbl := n.schema.Current().Table("ks", table)
+	key := []byte{byte(pk >> 24), byte(pk >> 16), byte(pk >> 8), byte(pk)}
+	cmd := &mutation.ReadCommand{TableID: tbl.ID, Key: key, Token: murmur3{}.Token(key), NowSec: time.Now().Unix()}
+	_, info, err := n.engine.ReadWithInfo(context.Background(), tbl, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.TombstonesScanned
+}
+
+// TestBackgroundPurgeNoResurrection writes data, deletes it in every way
+// (row, cell, range, partition, TTL), waits until the node's background
+// purge has removed the tombstones (gc_grace_seconds 0 and 1), and checks
+// that the old values never come back: right after the purge, after a
+// flush and compaction, and after a restart.
+func TestBackgroundPurgeNoResurrection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for gc_grace_seconds")
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	edit := func(c *Config) { c.PurgeInterval = 100 * time.Millisecond }
+	n := startNodeWith(t, dir, edit)
+	setupKS(t, n.Executor(),
+		"CREATE TABLE ks.g0 (pk int, ck int, v int, PRIMARY KEY (pk, ck)) WITH gc_grace_seconds = 0",
+		"CREATE TABLE ks.g1 (pk int, ck int, v int, PRIMARY KEY (pk, ck)) WITH gc_grace_seconds = 1")
+	for _, tbl := range []string{"g0", "g1"} {
+		for _, q := range []string{
+			// Old values, written at timestamp 1000 and flushed so that
+			// they sit in an older level than the tombstones.
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (1, 1, 11) USING TIMESTAMP 1000",
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (1, 2, 12) USING TIMESTAMP 1000",
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (1, 3, 13) USING TIMESTAMP 1000",
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (1, 4, 14) USING TIMESTAMP 1000",
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (2, 1, 21) USING TIMESTAMP 1000",
+			"INSERT INTO ks.%s (pk, ck, v) VALUES (3, 1, 31) USING TIMESTAMP 1000 AND TTL 1",
+		} {
+			exec(t, n, fmt.Sprintf(q, tbl))
+		}
+	}
+	if err := n.engine.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range []string{"g0", "g1"} {
+		for _, q := range []string{
+			"DELETE FROM ks.%s USING TIMESTAMP 2000 WHERE pk = 1 AND ck = 1",
+			"DELETE v FROM ks.%s USING TIMESTAMP 2000 WHERE pk = 1 AND ck = 2",
+			"DELETE FROM ks.%s USING TIMESTAMP 2000 WHERE pk = 1 AND ck >= 3",
+			"DELETE FROM ks.%s USING TIMESTAMP 2000 WHERE pk = 2",
+		} {
+			exec(t, n, fmt.Sprintf(q, tbl))
+		}
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, tbl := range []string{"g0", "g1"} {
+			res := exec(t, n, "SELECT pk, ck, v FROM ks."+tbl)
+			// Row (1, 2) keeps its INSERT marker: only v was deleted.
+			if len(res.Rows) != 1 || res.Rows[0][2] != nil {
+				t.Fatalf("%s: ks.%s has %d rows %v, want only (1, 2, null)", stage, tbl, len(res.Rows), res.Rows)
+			}
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // the TTL 1 row expires
+	check("before purge")
+	if got := tombstonesIn(t, n, "g1", 1); got != 3 {
+		t.Fatalf("ks.g1 pk=1: %d tombstones before the purge, want 3", got)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, tbl := range []string{"g0", "g1"} {
+		for _, pk := range []int32{1, 2, 3} {
+			for tombstonesIn(t, n, tbl, pk) > 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("ks.%s pk=%d: tombstones not purged", tbl, pk)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	check("after purge")
+	if err := n.engine.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.engine.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("after compaction")
+	stopTestNode(t, n)
+	n = startNodeWith(t, dir, edit)
+	defer stopTestNode(t, n)
+	check("after restart")
+	for _, tbl := range []string{"g0", "g1"} {
+		for _, pk := range []int32{1, 2, 3} {
+			if got := tombstonesIn(t, n, tbl, pk); got != 0 {
+				t.Fatalf("ks.%s pk=%d: %d tombstones after restart", tbl, pk, got)
+			}
+		}
+	}
+}
+
+// TestTombstoneThresholds checks tombstone_warn_threshold (client warning,
+// over the wire too) and tombstone_failure_threshold (ReadFailure).
+func TestTombstoneThresholds(t *testing.T) {
+	n := startNodeWith(t, filepath.Join(t.TempDir(), "data"), func(c *Config) {
+		c.TombstoneWarnThreshold = 10
+		c.TombstoneFailureThreshold = 50
+	})
+	defer stopTestNode(t, n)
+	setupKS(t, n.Executor(), "CREATE TABLE ks.tbl (pk int, ck int, v int, PRIMARY KEY (pk, ck))")
+	// A null in an INSERT is a cell tombstone.
+	for i := 0; i < 11; i++ {
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.tbl (pk, ck, v) VALUES (1, %d, null)", i))
+	}
+	for i := 0; i < 10; i++ {
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.tbl (pk, ck, v) VALUES (2, %d, null)", i))
+	}
+	for i := 0; i < 51; i++ {
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.tbl (pk, ck, v) VALUES (3, %d, null)", i))
+	}
+	if res := exec(t, n, "SELECT * FROM ks.tbl WHERE pk = 2"); len(res.Warnings) != 0 {
+		t.Fatalf("warnings at the threshold: %q", res.Warnings)
+	}
+	res := exec(t, n, "SELECT * FROM ks.tbl WHERE pk = 1")
+	want := "1 nodes scanned up to 11 tombstones and issued tombstone warnings for query SELECT * FROM ks.tbl WHERE pk = 1"
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], want) {
+		t.Fatalf("warnings %q, want one containing %q", res.Warnings, want)
+	}
+	if len(res.Rows) != 11 {
+		t.Fatalf("%d rows, want 11", len(res.Rows))
+	}
+	_, err := n.Executor().Query(context.Background(), &query.Session{}, "SELECT * FROM ks.tbl WHERE pk = 3", &query.Options{Consistency: 1})
+	var ce *cqlerr.Error
+	if !errors.As(err, &ce) || ce.Code != cqlerr.ReadFailure ||
+		!strings.Contains(ce.Message, "1 nodes scanned over 51 tombstones and aborted the query SELECT * FROM ks.tbl WHERE pk = 3") {
+		t.Fatalf("got %v, want ReadFailure for tombstone_failure_threshold", err)
+	}
+	// A range scan counts every partition's tombstones.
+	if _, err := n.Executor().Query(context.Background(), &query.Session{}, "SELECT * FROM ks.tbl", &query.Options{Consistency: 1}); !errors.As(err, &ce) || ce.Code != cqlerr.ReadFailure {
+		t.Fatalf("range scan: got %v, want ReadFailure", err)
+	}
+
+	// Over the wire (protocol v4 warning flag) with a real driver.
+	sess := connect(t, n, 4, nil)
+	defer sess.Close()
+	iter := sess.Query("SELECT * FROM ks.tbl WHERE pk = 1").Iter()
+	for iter.Scan(new(int), new(int), new(*int)) {
+	}
+	warns := iter.Warnings()
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], want) {
+		t.Fatalf("driver warnings %q", warns)
+	}
+	err = sess.Query("SELECT * FROM ks.tbl WHERE pk = 3").Exec()
+	var rf *gocql.RequestErrReadFailure
+	if !errors.As(err, &rf) {
+		t.Fatalf("driver: got %v (%T), want a read failure", err, err)
+	}
+}
+
+func TestLoadYAMLStorageKeys(t *testing.T) {
+	cfg := DefaultConfig()
+	if cfg.TombstoneWarnThreshold != 1000 || cfg.TombstoneFailureThreshold != 100000 {
+		t.Fatalf("defaults: %d %d", cfg.TombstoneWarnThreshold, cfg.TombstoneFailureThreshold)
+	}
+	y := "tombstone_warn_threshold: 5\ntombstone_failure_threshold: 50\npurge_interval: 30s\n"
+	if err := LoadYAML(&cfg, []byte(y), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TombstoneWarnThreshold != 5 || cfg.TombstoneFailureThreshold != 50 || cfg.PurgeInterval != 30*time.Second {
+		t.Fatalf("got %d %d %v", cfg.TombstoneWarnThreshold, cfg.TombstoneFailureThreshold, cfg.PurgeInterval)
+	}
+}

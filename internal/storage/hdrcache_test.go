@@ -1,0 +1,101 @@
+package storage
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+)
+
+// TestHeaderCache checks that point reads that skip the partition header
+// (hdrcache.go) still see every header and static entry written after the
+// partition was cached as having none.
+func TestHeaderCache(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	one := []mutation.Slice{{Start: mutation.Bound{Values: ck(2, "b"), Inclusive: true}, End: mutation.Bound{Values: ck(2, "b"), Inclusive: true}}}
+	read := func() []mutation.Partition {
+		cmd := pointRead(tbl, 1)
+		cmd.Slices = one
+		return mustRead(t, p, tbl, cmd)
+	}
+	u := update(tbl, 1)
+	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1)), row(ck(2, "b"), marker(10), live(colV, 10, 2))}
+	mustApply(t, p, tbl, u)
+	for i := 0; i < 2; i++ { // the first read records, the second uses it
+		if ps := read(); len(ps) != 1 || len(ps[0].Rows) != 1 || ps[0].Static != nil {
+			t.Fatalf("read %d: %+v", i, ps)
+		}
+	}
+	if !p.hdr.known(appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1)), p.hdr.epoch(pkToken(1))) {
+		t.Fatal("partition not cached as header-less")
+	}
+	// A static row written later is seen.
+	u = update(tbl, 1)
+	u.Static = &mutation.Row{Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: []mutation.Cell{live(colS, 11, 7)}}
+	mustApply(t, p, tbl, u)
+	if ps := read(); len(ps) != 1 || ps[0].Static == nil {
+		t.Fatalf("static row not seen: %+v", ps)
+	}
+	// So is a range tombstone over the row, and a partition deletion.
+	u = update(tbl, 1)
+	u.RangeTombstones = []mutation.RangeTombstone{{Slice: mutation.Slice{Start: mutation.Bound{Values: ck(2, "b"), Inclusive: true}, End: mutation.Bound{Values: ck(2, "b"), Inclusive: true}}, Deletion: del(12)}}
+	mustApply(t, p, tbl, u)
+	if ps := read(); len(ps) != 1 || len(ps[0].Rows) != 0 {
+		t.Fatalf("range tombstone not applied: %+v", ps)
+	}
+	u = update(tbl, 1)
+	u.Deletion = del(20)
+	mustApply(t, p, tbl, u)
+	if ps := read(); len(ps) != 0 {
+		t.Fatalf("partition deletion not applied: %+v", ps)
+	}
+
+	// Partitions cached as header-less get partition deletions while other
+	// goroutines keep reading them (and recording what they saw): a read
+	// that starts after a deletion was acknowledged never sees the row.
+	const parts = 64
+	cmdFor := func(pk int32) *mutation.ReadCommand {
+		cmd := pointRead(tbl, pk)
+		cmd.Slices = one
+		return cmd
+	}
+	for pk := int32(100); pk < 100+parts; pk++ {
+		u := update(tbl, pk)
+		u.Rows = []mutation.Row{row(ck(2, "b"), marker(10), live(colV, 10, 1))}
+		mustApply(t, p, tbl, u)
+		mustRead(t, p, tbl, cmdFor(pk))
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for g := 0; g < 3; g++ {
+		readers.Add(1)
+		go func(g int) {
+			defer readers.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mustRead(t, p, tbl, cmdFor(int32(100+(i*7+g)%parts)))
+			}
+		}(g)
+	}
+	for pk := int32(100); pk < 100+parts; pk++ {
+		u := update(tbl, pk)
+		u.Deletion = del(20)
+		mustApply(t, p, tbl, u)
+		for i := 0; i < 3; i++ {
+			if ps := mustRead(t, p, tbl, cmdFor(pk)); len(ps) != 0 {
+				t.Errorf("partition %d deleted but read: %+v", pk, ps)
+			}
+		}
+	}
+	close(stop)
+	readers.Wait()
+}
