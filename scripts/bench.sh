@@ -17,8 +17,13 @@
 #   BENCH_CONCURRENCY  requests in flight (64)
 #   BENCH_CONNECTIONS  connections per host (2)
 #   BENCH_WORKLOADS    closed-loop workloads ("a b c f d ts-insert slice")
+#   BENCH_ROUNDS       closed-loop rounds (1): every round runs each workload
+#                      on the ceiling and then cqld; the table compares each
+#                      cqld run with the ceiling run of its round and
+#                      summarizes the ratios (median, range) — on a shared
+#                      machine, use 3 or more
 #   BENCH_OPEN_LOOP    workloads also run open loop at half of each server's
-#                      closed-loop peak ("c a")
+#                      closed-loop peak ("c a"; "" for none)
 #   BENCH_OUT          directory for the JSON results and table.md
 #                      (default: a new temporary directory, kept)
 #   BENCH_PPROF        host:port for cqld --pprof-addr (default: off)
@@ -36,6 +41,7 @@ VALUE_SIZE=${BENCH_VALUE_SIZE:-100}
 CONCURRENCY=${BENCH_CONCURRENCY:-64}
 CONNECTIONS=${BENCH_CONNECTIONS:-2}
 WORKLOADS=${BENCH_WORKLOADS:-a b c f d ts-insert slice}
+ROUNDS=${BENCH_ROUNDS:-1}
 OPEN_LOOP=${BENCH_OPEN_LOOP-c a}
 OUT=${BENCH_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/cqld-bench.XXXXXX")}
 mkdir -p "$OUT"
@@ -105,7 +111,7 @@ log "machine"
 	echo "kernel: $(uname -r)"
 	echo "go: $(go version | awk '{print $3}')"
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "settings: duration=$DURATION warmup=$WARMUP records=$RECORDS value_size=$VALUE_SIZE concurrency=$CONCURRENCY connections=$CONNECTIONS"
+	echo "settings: duration=$DURATION warmup=$WARMUP records=$RECORDS value_size=$VALUE_SIZE concurrency=$CONCURRENCY connections=$CONNECTIONS rounds=$ROUNDS"
 } | tee "$OUT/machine.txt"
 
 log "startup: fresh data directory, three times"
@@ -153,18 +159,25 @@ for server in ceiling cqld; do
 	bench_run "$server" slice "$OUT/load-wide-$server.json" --load-only
 done
 
-for w in $WORKLOADS; do
-	for server in ceiling cqld; do
-		log "$w on $server"
-		bench_run "$server" "$w" "$OUT/run-$w-$server.json"
+for round in $(seq 1 "$ROUNDS"); do
+	for w in $WORKLOADS; do
+		for server in ceiling cqld; do
+			log "$w on $server (round $round of $ROUNDS)"
+			bench_run "$server" "$w" "$OUT/run-$w-$server-r$round.json"
+		done
 	done
 done
 
 for w in $OPEN_LOOP; do
 	for server in ceiling cqld; do
 		log "$w on $server, open loop at half of its peak"
+		peak="$OUT/run-$w-$server-r1.json"
+		if [[ ! -f $peak ]]; then
+			bench_run "$server" "$w" "$OUT/peak-$w-$server.json"
+			peak="$OUT/peak-$w-$server.json"
+		fi
 		bench_run "$server" "$w" "$OUT/open-$w-$server.json" \
-			--rate-from "$OUT/run-$w-$server.json" --rate-fraction 0.5
+			--rate-from "$peak" --rate-fraction 0.5
 	done
 done
 
@@ -181,6 +194,7 @@ port=$(free_port)
 	"$WORK/cqld" start --data-dir "$WORK/data" --listen-address 127.0.0.1 \
 	--native-port "$port" --admin-port -1 2>&1 | tee "$OUT/startup-restart.txt"
 
+shopt -s nullglob
 {
 	echo
 	"$BENCH" table "$OUT"/load-*.json "$OUT"/run-*.json "$OUT"/open-*.json

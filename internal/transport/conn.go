@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
 	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/crc"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
@@ -32,16 +34,17 @@ type outItem struct {
 	buf *[]byte
 	// segments, when non-nil, switches the writer to v5 segment framing
 	// with this codec after buf (the READY) is written.
-	segments segment.Codec
+	segments *segCodec
 }
 
 // conn is one client connection.
 //
 // Goroutines: the reader (serve) reads envelopes, answers OPTIONS, STARTUP
 // and REGISTER itself (they change connection state, so they are processed
-// in order) and starts one goroutine per QUERY/PREPARE/EXECUTE/BATCH, at
-// most MaxInFlightPerConn at a time. Responses are queued to a single writer
-// goroutine that coalesces whatever is queued into one write.
+// in order) and hands each QUERY/PREPARE/EXECUTE/BATCH to the server's
+// worker pool (workers.go), at most MaxInFlightPerConn at a time. Responses
+// are queued to a single writer goroutine that coalesces whatever is queued
+// into one write.
 //
 // State written by the reader before READY (version, frameComp) is never
 // changed afterwards; request goroutines start after it is set, and event
@@ -58,11 +61,14 @@ type conn struct {
 	cancel context.CancelFunc
 
 	// Reader-owned negotiation state.
-	version   byte // 0 until the first envelope
-	ready     bool
-	frameComp compression.Compressor // v3/v4 body compression after READY
-	segIn     segment.Codec          // v5: non-nil once input is segmented
-	pending   []byte                 // v5: rest of a self-contained segment payload
+	version byte // 0 until the first envelope
+	ready   bool
+	// authPending is set between STARTUP and a successful AUTH_RESPONSE
+	// when an authenticator is configured (auth.go).
+	authPending bool
+	frameComp   compression.Compressor // v3/v4 body compression after READY
+	segIn       *segCodec              // v5: non-nil once input is segmented
+	pending     []byte                 // v5: rest of a self-contained segment payload
 
 	registeredSchema atomic.Bool
 	draining         atomic.Bool
@@ -257,15 +263,15 @@ func (c *conn) checkHeader(h *frameHeader) error {
 // reassembled from consecutive non-self-contained segments.
 func (c *conn) readSegmented() (*request, error) {
 	for len(c.pending) == 0 {
-		seg, err := c.segIn.DecodeSegment(c.br)
+		payload, selfContained, err := c.segIn.read(c.br)
 		if err != nil {
 			return nil, segmentErr(err)
 		}
-		if seg.Header.IsSelfContained {
-			c.pending = seg.Payload.UncompressedData
+		if selfContained {
+			c.pending = payload
 			continue
 		}
-		buf := append([]byte(nil), seg.Payload.UncompressedData...)
+		buf := payload
 		total := -1
 		for {
 			if total < 0 && len(buf) >= headerLen {
@@ -281,14 +287,14 @@ func (c *conn) readSegmented() (*request, error) {
 			if total >= 0 && len(buf) >= total {
 				break
 			}
-			seg, err = c.segIn.DecodeSegment(c.br)
+			payload, selfContained, err = c.segIn.read(c.br)
 			if err != nil {
 				return nil, segmentErr(err)
 			}
-			if seg.Header.IsSelfContained {
+			if selfContained {
 				return nil, protoErr(0, true, "Self-contained segment received while reassembling a multi-segment envelope")
 			}
-			buf = append(buf, seg.Payload.UncompressedData...)
+			buf = append(buf, payload...)
 		}
 		if len(buf) != total {
 			return nil, protoErr(parseHeader(buf).stream, true, "Multi-segment envelope has %d trailing bytes", len(buf)-total)
@@ -346,14 +352,18 @@ func (c *conn) dispatch(req *request) bool {
 		c.handleRegister(req)
 	case opQuery, opPrepare, opExecute, opBatch:
 		if !c.ready {
+			if c.authPending {
+				c.sendError(h.stream, cqlerr.Protocolf("Unexpected message %s, expecting SASL response", opName(h.opcode)))
+				return true
+			}
 			c.sendError(h.stream, cqlerr.Protocolf("Unexpected message %s, expecting STARTUP or OPTIONS", opName(h.opcode)))
 			return true
 		}
 		c.sem <- struct{}{}
 		c.inflight.Add(1)
-		go c.handleRequest(req)
+		c.srv.pool.run(c, req)
 	case opAuthResponse:
-		c.sendError(h.stream, cqlerr.Protocolf("Unexpected message AUTH_RESPONSE: authentication is not enabled"))
+		c.handleAuthResponse(req)
 	default:
 		c.sendError(h.stream, cqlerr.Protocolf("Unexpected or unknown message %s", opName(h.opcode)))
 	}
@@ -379,7 +389,7 @@ func (c *conn) sendSupported(stream int16) {
 
 func (c *conn) handleStartup(req *request) {
 	stream := req.hdr.stream
-	if c.ready {
+	if c.ready || c.authPending {
 		c.sendError(stream, cqlerr.Protocolf("Unexpected message STARTUP: the connection is already initialized"))
 		return
 	}
@@ -399,18 +409,25 @@ func (c *conn) handleStartup(req *request) {
 		c.sendError(stream, cqlerr.Protocolf("Unsupported compression algorithm %q for protocol version %d", strings.ToLower(name), c.version))
 		return
 	}
-	// READY goes out uncompressed and, for v5, unsegmented; the switch
-	// happens right after it in both directions.
-	bp := c.startFrame(stream, opReady)
+	// READY (or AUTHENTICATE) goes out uncompressed and, for v5,
+	// unsegmented; the switch happens right after it in both directions.
+	var bp *[]byte
+	if a := c.srv.cfg.Authenticator; a != nil && a.RequireAuthentication() {
+		bp = c.startFrame(stream, opAuthenticate)
+		*bp = appendString(*bp, a.AuthenticatorClass())
+		c.authPending = true
+	} else {
+		bp = c.startFrame(stream, opReady)
+		c.ready = true
+	}
 	c.finishFrame(bp, false)
 	it := outItem{buf: bp}
 	if c.version >= 5 {
-		it.segments = segment.NewCodecWithCompression(comp)
-		c.segIn = segment.NewCodecWithCompression(comp)
+		it.segments = newSegCodec(comp)
+		c.segIn = newSegCodec(comp)
 	} else {
 		c.frameComp = comp
 	}
-	c.ready = true
 	c.queue(it)
 }
 
@@ -448,7 +465,7 @@ func (c *conn) setKeyspace(ks string) {
 	c.sessMu.Unlock()
 }
 
-// handleRequest runs one QUERY/PREPARE/EXECUTE/BATCH on its own goroutine.
+// handleRequest runs one QUERY/PREPARE/EXECUTE/BATCH on a worker goroutine.
 func (c *conn) handleRequest(req *request) {
 	stream := req.hdr.stream
 	defer func() {
@@ -622,7 +639,7 @@ func (c *conn) sendMessage(stream int16, msg message.Message) {
 func (c *conn) sendError(stream int16, e *cqlerr.Error) {
 	bp := c.startFrame(stream, opError)
 	*bp = appendErrorBody(*bp, e, c.version)
-	c.finishFrame(bp, c.ready)
+	c.finishFrame(bp, c.ready || c.authPending)
 	c.queue(outItem{buf: bp})
 }
 
@@ -643,12 +660,21 @@ func (c *conn) queue(it outItem) {
 // (up to maxWriteBatch), frames them (v5: packs them into segments) and
 // writes them with one syscall. It exits when quit is closed and the queue
 // is empty.
+//
+// Before writing, while at least yieldMinPending other requests of this
+// connection are still being handled, it yields the processor once so
+// that handlers that are ready to run can finish and queue their
+// responses for the same write: under load this turns one write(2) per
+// response into one per several (and lets the client read several
+// responses per read), for the price of a scheduler round trip. With few
+// requests in flight it writes at once: a yield puts the writer behind
+// every runnable goroutine (a compaction can hold a processor for a
+// 10 ms time slice), which only pays when many responses are coming.
 func (c *conn) writeLoop() {
 	defer close(c.writerDone)
 	var (
 		items  []outItem
-		segs   segment.Codec
-		wbuf   bytes.Buffer
+		w      segWriter
 		failed bool
 	)
 	for {
@@ -663,38 +689,23 @@ func (c *conn) writeLoop() {
 			}
 		}
 		items = append(items[:0], it)
-	gather:
-		for len(items) < maxWriteBatch {
-			select {
-			case it = <-c.out:
-				items = append(items, it)
-			default:
-				break gather
-			}
+		items = c.gather(items)
+		if len(items) < maxWriteBatch && len(c.sem)-len(items) >= yieldMinPending {
+			runtime.Gosched()
+			items = c.gather(items)
 		}
 		if !failed {
-			wbuf.Reset()
-			var payload []byte
+			w.reset()
 			for _, it := range items {
-				if segs == nil {
-					wbuf.Write(*it.buf)
-				} else {
-					payload = appendSegments(&wbuf, segs, payload, *it.buf)
-				}
+				w.add(*it.buf)
 				if it.segments != nil {
-					segs = it.segments
+					w.startSegments(it.segments)
 				}
 			}
-			if segs != nil && len(payload) > 0 {
-				encodeSegment(&wbuf, segs, payload, true)
-			}
-			if _, err := c.nc.Write(wbuf.Bytes()); err != nil {
+			if _, err := c.nc.Write(w.finish()); err != nil {
 				failed = true
 				c.log.Debug("connection write failed", "err", err)
 				c.nc.Close()
-			}
-			if wbuf.Cap() > 4<<20 {
-				wbuf = bytes.Buffer{}
 			}
 		}
 		for _, it := range items {
@@ -703,36 +714,102 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// appendSegments adds one envelope to the self-contained payload being
-// built, flushing it to w as a segment when full. Envelopes larger than a
-// segment's maximum payload are split into non-self-contained segments.
-func appendSegments(w *bytes.Buffer, codec segment.Codec, payload []byte, env []byte) []byte {
-	const max = segment.MaxPayloadLength
-	if len(env) > max {
-		if len(payload) > 0 {
-			encodeSegment(w, codec, payload, true)
-			payload = payload[:0]
-		}
-		for off := 0; off < len(env); off += max {
-			end := min(off+max, len(env))
-			encodeSegment(w, codec, env[off:end], false)
-		}
-		return payload
-	}
-	if len(payload)+len(env) > max {
-		encodeSegment(w, codec, payload, true)
-		payload = payload[:0]
-	}
-	return append(payload, env...)
+// segWriter builds the bytes of one write: envelopes as they are (before
+// v5 framing starts) or packed into self-contained segments, one envelope
+// after another; envelopes larger than a segment's maximum payload are
+// split into non-self-contained segments.
+type segWriter struct {
+	sc  *segCodec // nil: unframed
+	buf []byte
+	// open is the offset in buf of the open segment's reserved header
+	// (uncompressed codec), or -1.
+	open int
+	// payload is the open segment's payload (compressing codec).
+	payload []byte
 }
 
-func encodeSegment(w *bytes.Buffer, codec segment.Codec, payload []byte, selfContained bool) {
-	seg := &segment.Segment{
-		Header:  &segment.Header{IsSelfContained: selfContained},
-		Payload: &segment.Payload{UncompressedData: payload},
+func (w *segWriter) reset() {
+	if cap(w.buf) > 4<<20 {
+		w.buf = nil
 	}
-	// Writes to a bytes.Buffer cannot fail and payloads never exceed the
-	// maximum, so an error here is a compressor failure: nothing sensible
-	// can be sent instead.
-	_ = codec.EncodeSegment(seg, w)
+	w.buf = w.buf[:0]
+	w.open = -1
+	w.payload = w.payload[:0]
+}
+
+// startSegments switches to v5 framing for the envelopes added after.
+func (w *segWriter) startSegments(sc *segCodec) {
+	w.closeSegment()
+	w.sc = sc
+}
+
+// segHeaderRoom is the uncompressed segment header plus its CRC24.
+const segHeaderRoom = segment.UncompressedHeaderLength + segment.Crc24Length
+
+func (w *segWriter) add(env []byte) {
+	const max = segment.MaxPayloadLength
+	switch {
+	case w.sc == nil:
+		w.buf = append(w.buf, env...)
+	case len(env) > max:
+		w.closeSegment()
+		for off := 0; off < len(env); off += max {
+			w.buf = w.sc.appendSegment(w.buf, env[off:min(off+max, len(env))], false)
+		}
+	case w.sc.comp != nil:
+		if len(w.payload)+len(env) > max {
+			w.closeSegment()
+		}
+		w.payload = append(w.payload, env...)
+	default:
+		// Uncompressed: build the payload in place after a reserved
+		// header, filled in when the segment is closed.
+		if w.open >= 0 && len(w.buf)-w.open-segHeaderRoom+len(env) > max {
+			w.closeSegment()
+		}
+		if w.open < 0 {
+			w.open = len(w.buf)
+			w.buf = append(w.buf, make([]byte, segHeaderRoom)...)
+		}
+		w.buf = append(w.buf, env...)
+	}
+}
+
+func (w *segWriter) closeSegment() {
+	if w.sc == nil {
+		return
+	}
+	if w.open >= 0 {
+		payload := w.buf[w.open+segHeaderRoom:]
+		putSegmentHeader(w.buf[w.open:w.open+segHeaderRoom], len(payload), true)
+		w.buf = binary.LittleEndian.AppendUint32(w.buf, crc.ChecksumIEEE(payload))
+		w.open = -1
+	}
+	if len(w.payload) > 0 {
+		w.buf = w.sc.appendSegment(w.buf, w.payload, true)
+		w.payload = w.payload[:0]
+	}
+}
+
+// finish closes the open segment and returns the bytes to write.
+func (w *segWriter) finish() []byte {
+	w.closeSegment()
+	return w.buf
+}
+
+// yieldMinPending is how many of the connection's requests must still be
+// running for the writer to yield before writing (see writeLoop).
+const yieldMinPending = 8
+
+// gather appends the queued items without blocking.
+func (c *conn) gather(items []outItem) []outItem {
+	for len(items) < maxWriteBatch {
+		select {
+		case it := <-c.out:
+			items = append(items, it)
+		default:
+			return items
+		}
+	}
+	return items
 }

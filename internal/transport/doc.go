@@ -28,13 +28,19 @@
 //
 // One reader goroutine per connection reads envelopes, handles the control
 // messages itself (they change connection state and must be ordered) and
-// starts one goroutine per query request, at most
+// hands each query request to a worker goroutine, at most
 // Config.MaxInFlightPerConn at once (the reader blocks beyond that:
-// back-pressure). Responses go out in completion order through a single
-// writer goroutine that coalesces every queued response into one write
-// (for v5, into as few segments as possible). Outgoing envelopes larger
-// than a segment (131071 bytes) are split into non-self-contained
-// segments; incoming ones are reassembled by envelope length.
+// back-pressure). Workers are long-lived and shared by all connections
+// (workers.go): a request that reaches storage needs a deep stack, and a
+// fresh goroutine per request paid for growing it by copying every time.
+// Responses go out in completion order through a single writer goroutine
+// per connection that coalesces every queued response into one write (for
+// v5, into as few segments as possible); while at least eight other
+// requests of the connection are still running it yields once before
+// writing, so that responses about to be queued share the write.
+// Outgoing envelopes larger than a segment (131071 bytes) are split into
+// non-self-contained segments; incoming ones are reassembled by envelope
+// length.
 //
 // The connection's query.Session is guarded by a mutex; each request gets
 // a snapshot copy. A SetKeyspace result (USE) updates the connection's
@@ -64,7 +70,11 @@
 // values and paging states alias the request body (never reused). Tests
 // check both directions against the library's codecs. Everything else
 // (SUPPORTED, READY, ERROR, PREPARED, SET_KEYSPACE, SCHEMA_CHANGE, EVENT,
-// STARTUP, REGISTER, segments, compression) uses the library.
+// STARTUP, REGISTER, compression, CRCs) uses the library. v5 segments are
+// framed by segment.go with the library's CRCs and compressors: the
+// library's segment codec reads headers a byte at a time through
+// io.Reader and allocates a dozen times per segment; tests check ours
+// against it in both directions.
 //
 // # v5 result metadata ids
 //

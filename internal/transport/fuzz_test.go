@@ -30,7 +30,7 @@ func FuzzConn(f *testing.F) {
 		f.Add(append(frameBytes(f, v, 0, &message.Options{}), frameBytes(f, v, 1, q)...))
 	}
 	var seg bytes.Buffer
-	encodeSegment(&seg, segment.NewCodec(), frameBytes(f, 5, 1, q), true)
+	libEncodeSegment(&seg, segment.NewCodec(), frameBytes(f, 5, 1, q), true)
 	f.Add(append(startup(5, ""), seg.Bytes()...))
 	f.Add(append(startup(4, "snappy"), 4, 1, 0, 1, opQuery, 0, 0, 0, 3, 1, 2, 3))
 	f.Add([]byte{6, 0, 0, 1, opOptions, 0, 0, 0, 0})

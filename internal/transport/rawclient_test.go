@@ -71,9 +71,11 @@ func (c *rawClient) write(env []byte) {
 	}
 	var out bytes.Buffer
 	if len(env) <= segment.MaxPayloadLength {
-		encodeSegment(&out, c.seg, env, true)
+		libEncodeSegment(&out, c.seg, env, true)
 	} else {
-		appendSegments(&out, c.seg, nil, env)
+		for off := 0; off < len(env); off += segment.MaxPayloadLength {
+			libEncodeSegment(&out, c.seg, env[off:min(off+segment.MaxPayloadLength, len(env))], false)
+		}
 	}
 	if _, err := c.nc.Write(out.Bytes()); err != nil {
 		c.t.Fatal(err)

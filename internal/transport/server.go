@@ -13,7 +13,8 @@ import (
 )
 
 // Handler is what the server needs from the query layer. Every method may be
-// called concurrently, from one goroutine per request.
+// called concurrently, from many worker goroutines (one request at a time
+// each).
 //
 // sess is a per-request snapshot of the connection's session: the handler may
 // read it but changes to it are not kept. A SetKeyspace result is applied to
@@ -50,6 +51,17 @@ type Config struct {
 	// MaxConns caps concurrent connections (0: unlimited). Further
 	// connections are closed right after accept.
 	MaxConns int
+	// Authenticator, when set and requiring authentication, makes clients
+	// log in with SASL PLAIN after STARTUP (auth.go).
+	Authenticator Authenticator
+}
+
+// Authenticator checks logins (internal/auth's PasswordAuthenticator).
+type Authenticator interface {
+	RequireAuthentication() bool
+	AuthenticatorClass() string
+	// Authenticate returns the role name, or a BadCredentials error.
+	Authenticate(ctx context.Context, user, password string) (string, error)
 }
 
 const (
@@ -90,6 +102,8 @@ type Server struct {
 	addr      net.Addr
 	shutdown  atomic.Bool
 	connWG    sync.WaitGroup
+
+	pool workerPool
 }
 
 // ErrServerClosed is returned by Serve after Shutdown.
@@ -99,7 +113,7 @@ var ErrServerClosed = errors.New("transport: server closed")
 func NewServer(cfg Config, h Handler) *Server {
 	c := cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{
+	s := &Server{
 		cfg:       c,
 		h:         h,
 		log:       c.Logger,
@@ -108,6 +122,8 @@ func NewServer(cfg Config, h Handler) *Server {
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*conn]struct{}),
 	}
+	s.pool.handle = (*conn).handleRequest
+	return s
 }
 
 // Addr returns the address of the most recent listener passed to Serve, or
@@ -200,6 +216,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case <-done:
 		s.cancel()
+		s.pool.stop()
 		return nil
 	case <-ctx.Done():
 		s.cancel()
@@ -209,6 +226,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 		<-done
+		s.pool.stop()
 		return ctx.Err()
 	}
 }

@@ -65,7 +65,7 @@ func writeJavaType(b *strings.Builder, t *types.Type) {
 		b.WriteString(marshalPkg + "BytesType")
 		return
 	}
-	if t.Frozen && t.Kind != types.Tuple {
+	if t.Frozen && t.Kind != types.Tuple && t.Kind != types.Vector { // Cassandra never freezes a vector
 		b.WriteString(marshalPkg + "FrozenType(")
 		defer b.WriteByte(')')
 	}
