@@ -10,6 +10,10 @@ import (
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
 		var findings errFindings
+		var exit errExit
+		if errors.As(err, &exit) {
+			os.Exit(exit.code)
+		}
 		if !errors.As(err, &findings) {
 			fmt.Fprintln(os.Stderr, "cqld:", err)
 		}
