@@ -337,6 +337,30 @@ func DecodeMap(v []byte) (keys, values [][]byte, err error) {
 	return keys, values, nil
 }
 
+// decodeListWithNulls splits a serialized list whose elements may be null
+// (nil): the per-cell TTLs and write times of a non-frozen list, which
+// Cassandra returns with null elements for cells without a TTL.
+func decodeListWithNulls(t *Type, v []byte) ([][]byte, bool) {
+	if t.Kind != List || len(v) < 4 {
+		return nil, false
+	}
+	n := binary.BigEndian.Uint32(v)
+	v = v[4:]
+	if n > uint32(len(v)/4) {
+		return nil, false
+	}
+	out := make([][]byte, 0, int(n))
+	for i := 0; i < int(n); i++ {
+		e, rest, err := readValue(v)
+		if err != nil || e != nil && Validate(t.Params[0], e) != nil {
+			return nil, false
+		}
+		out = append(out, e)
+		v = rest
+	}
+	return out, len(v) == 0
+}
+
 func decodeCollection(v []byte, per int) ([][]byte, error) {
 	if len(v) < 4 {
 		return nil, cqlerr.Invalidf("Not enough bytes to read a collection size")

@@ -63,6 +63,18 @@ func formatValue(b *strings.Builder, t *Type, v []byte, nested, cql bool) {
 		return
 	}
 	if Validate(t, v) != nil {
+		if elems, ok := decodeListWithNulls(t, v); t.Kind == List && ok {
+			// cqlsh prints a null element as null: [null, null].
+			b.WriteByte('[')
+			for i, e := range elems {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				formatValue(b, t.Params[0], e, true, cql)
+			}
+			b.WriteByte(']')
+			return
+		}
 		b.WriteString("0x")
 		b.WriteString(hex.EncodeToString(v))
 		return

@@ -21,6 +21,8 @@ func TestFormat(t *testing.T) {
 		{TextType, []byte{}, "", "''"},
 		{IntType, []byte{}, "", "blobAsInt(0x)"},
 		{IntType, nil, "null", "null"},
+		// Per-cell TTLs of a non-frozen list: null elements (cqlsh: null).
+		{ListOf(IntType, false), EncodeList([][]byte{nil, EncodeInt(7)}), "[null, 7]", "[null, 7]"},
 		{BlobType, []byte{0xCA, 0xFE}, "0xcafe", "0xcafe"},
 		{BooleanType, EncodeBoolean(true), "True", "true"},
 		{TimestampType, ts, "2024-01-15 10:30:00.500000+0000", "'2024-01-15 10:30:00.500Z'"},

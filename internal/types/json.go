@@ -29,8 +29,26 @@ func jsonString(b *strings.Builder, s string) {
 }
 
 func toJSON(b *strings.Builder, t *Type, v []byte) {
-	if v == nil || (len(v) == 0 && t.Kind != Text && t.Kind != Ascii && t.Kind != Blob) || Validate(t, v) != nil {
+	if v == nil || (len(v) == 0 && t.Kind != Text && t.Kind != Ascii && t.Kind != Blob) {
 		b.WriteString("null")
+		return
+	}
+	if Validate(t, v) != nil {
+		// A list with null elements (the per-cell TTLs of a non-frozen
+		// list) lists them as null; anything else invalid is null.
+		elems, ok := decodeListWithNulls(t, v)
+		if !ok {
+			b.WriteString("null")
+			return
+		}
+		b.WriteByte('[')
+		for i, e := range elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			toJSON(b, t.Params[0], e)
+		}
+		b.WriteByte(']')
 		return
 	}
 	switch t.Kind {

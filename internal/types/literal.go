@@ -88,12 +88,13 @@ func FromDuration(t *Type, text string) ([]byte, error) {
 	return parseDuration(text)
 }
 
+// parseHex is Cassandra's BytesType.fromString: Hex.hexToBytes refuses an
+// odd number of digits ("An hex string representing bytes must have an
+// even length"), which fromString reports as "cannot parse '...' as hex
+// bytes".
 func parseHex(s string) ([]byte, error) {
-	if len(s)%2 == 1 {
-		s = "0" + s // as Cassandra's Hex.hexToBytes
-	}
 	b, err := hex.DecodeString(s)
-	if err != nil {
+	if err != nil || len(s)%2 == 1 {
 		return nil, cqlerr.Invalidf("cannot parse '%s' as hex bytes", s)
 	}
 	if b == nil {

@@ -162,7 +162,7 @@ func TestFromOtherLiterals(t *testing.T) {
 	v, err = FromHex(BlobType, "0x")
 	checkLiteral(t, "FromHex", BlobType, "0x", v, err, "", "")
 	v, err = FromHex(BlobType, "0xabc")
-	checkLiteral(t, "FromHex", BlobType, "0xabc", v, err, "0abc", "")
+	checkLiteral(t, "FromHex", BlobType, "0xabc", v, err, "", "cannot parse 'abc' as hex bytes")
 	v, err = FromHex(IntType, "0x01")
 	checkLiteral(t, "FromHex", IntType, "0x01", v, err, "", `Invalid HEX constant (0x01) for "c" of type int`)
 
@@ -179,6 +179,8 @@ func TestFromOtherLiterals(t *testing.T) {
 		{"PT30M", 0, 0, 30 * 60e9},
 		{"P2W", 0, 14, 0},
 		{"P0001-02-03T04:05:06", 14, 3, 4*3600e9 + 5*60e9 + 6e9},
+		{"P0000-00-00T89:09:09", 0, 0, 89*3600e9 + 9*60e9 + 9e9}, // no range check
+		{"-P0000-13-40T00:00:00", -13, -40, 0},
 	} {
 		v, err := FromDuration(DurationType, c.in)
 		if err != nil {
@@ -190,7 +192,7 @@ func TestFromOtherLiterals(t *testing.T) {
 			t.Errorf("FromDuration(%q) = %d, %d, %d (%v), want %d, %d, %d", c.in, m, d, n, err, c.months, c.days, c.nanos)
 		}
 	}
-	for _, bad := range []string{"1x", "P", "1h1h", "PT", "h"} {
+	for _, bad := range []string{"1x", "P", "1h1h", "PT", "h", "P0001-02-03T04:05", "P+001-02-03T04:05:06", "P0001-02-03"} {
 		if _, err := FromDuration(DurationType, bad); err == nil {
 			t.Errorf("FromDuration(%q) succeeded", bad)
 		}

@@ -372,17 +372,25 @@ func parseISODuration(s string, months, days, nanos *big.Int) bool {
 	if s == "" {
 		return false
 	}
-	// Alternative format P0001-02-03T04:05:06.
-	if len(s) == 19 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' && s[16] == ':' {
+	// Alternative format P0001-02-03T04:05:06: Duration's
+	// ISO8601_ALTERNATIVE_PATTERN, P(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2}),
+	// whose fields parseIso8601AlternativeFormat adds without a range
+	// check (P0000-00-00T89:09:09 is 89h9m9s).
+	if strings.Contains(s, "-") {
+		if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+			return false
+		}
 		f := func(a, b int) int64 {
-			n, err := strconv.ParseInt(s[a:b], 10, 64)
-			if err != nil {
-				return -1
+			for i := a; i < b; i++ {
+				if !isDigit(s[i]) {
+					return -1
+				}
 			}
+			n, _ := strconv.ParseInt(s[a:b], 10, 64)
 			return n
 		}
 		y, mo, d, h, mi, se := f(0, 4), f(5, 7), f(8, 10), f(11, 13), f(14, 16), f(17, 19)
-		if y < 0 || mo < 0 || mo > 11 || d < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59 {
+		if y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || se < 0 {
 			return false
 		}
 		months.SetInt64(y*12 + mo)
