@@ -2,8 +2,10 @@ package schema
 
 import (
 	"crypto/md5"
+	"maps"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/cqld/cqld/internal/cql"
@@ -272,7 +274,9 @@ func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err 
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
+			// DropIndexStatement looks the index up in the keyspace: a
+			// missing keyspace is a missing index.
+			return false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
 		}
 		r := k.FindIndex(name)
 		if r == nil {
@@ -319,4 +323,192 @@ func decodeIndexes(t *Table, p []persistedIndex) {
 		t.Indexes = append(t.Indexes, &Index{Name: pi.Name, Column: pi.Column, Target: pi.Target,
 			Custom: pi.Custom, Class: pi.Class, Options: pi.Options, ID: IndexID(t.ID, pi.Name)})
 	}
+}
+
+// SimilarityFunction is the similarity_function option of a storage
+// -attached vector index, upper-cased as Cassandra's IndexWriterConfig
+// reads it (COSINE when unset).
+func (ix *Index) SimilarityFunction() string {
+	if f, ok := ix.Options[saiSimilarityFunction]; ok {
+		return strings.ToUpper(f)
+	}
+	return "COSINE"
+}
+
+// TextAnalysis is the non-tokenizing analysis of a storage-attached index
+// (Cassandra's NonTokenizingOptions): values are lower-cased, then
+// NFC-normalised, then folded to ASCII, as the options ask.
+type TextAnalysis struct {
+	CaseInsensitive, Normalize, ASCII bool
+}
+
+// Analysis returns the analysis a storage-attached index applies to the
+// values it indexes and to the values it is queried with; ok is false when
+// it applies none (all of case_sensitive, normalize and ascii at their
+// defaults, as NonTokenizingOptions.hasNonDefaultOptions decides), or when
+// the index is not a storage-attached index on a text or ascii column.
+func (ix *Index) Analysis(col *Column) (a TextAnalysis, ok bool) {
+	if !ix.SAI() || col == nil || col.Type.IsMultiCell() ||
+		(col.Type.Kind != types.Text && col.Type.Kind != types.Ascii) || !hasNonDefaultAnalysis(ix.Options) {
+		return a, false
+	}
+	a.CaseInsensitive = strings.EqualFold(ix.Options[saiCaseSensitive], "false")
+	a.Normalize = strings.EqualFold(ix.Options[saiNormalize], "true")
+	a.ASCII = strings.EqualFold(ix.Options[saiASCII], "true")
+	return a, a.CaseInsensitive || a.Normalize || a.ASCII
+}
+
+// Options of StorageAttachedIndex (Cassandra 5.0's VALID_OPTIONS, without
+// target and class_name, which CREATE INDEX sets).
+const (
+	saiCaseSensitive       = "case_sensitive"
+	saiNormalize           = "normalize"
+	saiASCII               = "ascii"
+	saiSimilarityFunction  = "similarity_function"
+	saiMaxNodeConnections  = "maximum_node_connections"
+	saiConstructionBeam    = "construction_beam_width"
+	saiOptimizeFor         = "optimize_for"
+	saiIndexTargetOption   = "target"
+	saiIndexClassOption    = "class_name"
+	saiCustomParamsSetting = "SAI_VECTOR_ALLOW_CUSTOM_PARAMETERS"
+)
+
+var saiValidOptions = map[string]bool{
+	saiIndexTargetOption: true, saiIndexClassOption: true, saiMaxNodeConnections: true,
+	saiConstructionBeam: true, saiSimilarityFunction: true, saiOptimizeFor: true,
+	saiCaseSensitive: true, saiNormalize: true, saiASCII: true,
+}
+
+// VectorUsageWarning is the client warning of CREATE INDEX on a vector
+// column (StorageAttachedIndex.VECTOR_USAGE_WARNING).
+const VectorUsageWarning = "SAI ANN indexes on vector columns are experimental and are not recommended for production use.\n" +
+	"They don't yet support SELECT queries with:\n" +
+	" * Consistency level higher than ONE/LOCAL_ONE.\n" +
+	" * Paging.\n" +
+	" * No LIMIT clauses.\n" +
+	" * PER PARTITION LIMIT clauses.\n" +
+	" * GROUP BY clauses.\n" +
+	" * Aggregation functions.\n" +
+	" * Filters on columns without a SAI index."
+
+// hasNonDefaultAnalysis is NonTokenizingOptions.hasNonDefaultOptions: an
+// analysis option is set to anything but its default (compared as text,
+// without parsing).
+func hasNonDefaultAnalysis(opts map[string]string) bool {
+	nonDefault := func(name, def string) bool {
+		v, ok := opts[name]
+		return ok && !strings.EqualFold(v, def)
+	}
+	return nonDefault(saiCaseSensitive, "true") || nonDefault(saiNormalize, "false") || nonDefault(saiASCII, "false")
+}
+
+// ValidateSAIOptions checks the OPTIONS of a storage-attached index on col
+// with target as Cassandra 5.0 does (IndexMetadata.validateCustomIndexOptions,
+// StorageAttachedIndex.validateOptions, AbstractAnalyzer.fromOptions,
+// NonTokenizingOptions.fromMap, IndexWriterConfig.fromOptions), others being
+// the indexes already on the table. It reports whether the index is a
+// vector index (whose creation warns with VectorUsageWarning).
+func ValidateSAIOptions(opts map[string]string, col *Column, target IndexTarget, others []*Index) (vector bool, err error) {
+	var unknown []string
+	for k := range opts {
+		if !saiValidOptions[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return false, cqlerr.ConfigErrorf("Properties specified [%s] are not understood by StorageAttachedIndex", strings.Join(unknown, ", "))
+	}
+	for _, o := range others {
+		// An equal index is a duplicate (CreateIndex's error, checked first
+		// in Cassandra).
+		if o.SAI() && o.Column == col.Name && o.Target == target && !maps.Equal(o.Options, opts) {
+			return false, cqlerr.Invalidf("Cannot create more than one storage-attached index on the same column: %s", col.Name)
+		}
+	}
+	var analysis []string
+	for _, k := range []string{saiASCII, saiCaseSensitive, saiNormalize} {
+		if v, ok := opts[k]; ok {
+			analysis = append(analysis, "'"+k+"': '"+strings.ReplaceAll(v, "'", "''")+"'")
+		}
+	}
+	if col.IsPrimaryKey() && len(analysis) > 0 {
+		return false, cqlerr.Invalidf("Analysis options are not supported on primary key columns, but found {%s}", strings.Join(analysis, ", "))
+	}
+	if hasNonDefaultAnalysis(opts) {
+		// NonTokenizingOptions.fromMap validates the booleans.
+		// (AbstractAnalyzer.fromOptions also rejects analysis options on
+		// columns that are not text or ascii: "CQL type int cannot be
+		// analyzed."; cqld accepts them there and ignores them.)
+		for _, k := range []string{saiCaseSensitive, saiNormalize, saiASCII} {
+			v, ok := opts[k]
+			switch {
+			case !ok:
+			case v == "":
+				return false, cqlerr.Invalidf("Empty value for boolean option '%s'", k)
+			case !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false"):
+				return false, cqlerr.Invalidf("Illegal value for boolean option '%s': %s", k, v)
+			}
+		}
+	}
+	typ := col.Type
+	isVector := typ.Kind == types.Vector
+	_, hasMax := opts[saiMaxNodeConnections]
+	_, hasBeam := opts[saiConstructionBeam]
+	_, hasSim := opts[saiSimilarityFunction]
+	_, hasOpt := opts[saiOptimizeFor]
+	if hasMax || hasBeam || hasSim || hasOpt {
+		if !isVector {
+			return false, cqlerr.Invalidf("CQL type %s cannot have vector options", indexTermType(typ, target))
+		}
+		if hasMax {
+			return false, cqlerr.Invalidf("Maximum node connections cannot be set without enabling %s", saiCustomParamsSetting)
+		}
+		if hasBeam {
+			return false, cqlerr.Invalidf("Construction beam width cannot be set without enabling %s", saiCustomParamsSetting)
+		}
+		if hasSim {
+			switch f := strings.ToUpper(opts[saiSimilarityFunction]); f {
+			case "EUCLIDEAN", "DOT_PRODUCT", "COSINE":
+			default:
+				return false, cqlerr.Invalidf("Similarity function %s was not recognized for index null. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE", f)
+			}
+		}
+		if hasOpt {
+			switch f := strings.ToUpper(opts[saiOptimizeFor]); f {
+			case "LATENCY", "RECALL":
+			default:
+				return false, cqlerr.Invalidf("optimize_for '%s' was not recognized for index null. Valid values are: LATENCY, RECALL", f)
+			}
+		}
+	}
+	if !typ.IsMultiCell() && typ.Kind == types.Blob {
+		return false, cqlerr.Invalidf("Unsupported type: blob")
+	}
+	if isVector {
+		if typ.Params[0].Kind != types.Float {
+			return false, cqlerr.Invalidf("SAI ANN indexes are only allowed on vector columns with float elements")
+		}
+		if typ.Dimension == 1 && (!hasSim || strings.EqualFold(opts[saiSimilarityFunction], "cosine")) {
+			return false, cqlerr.Invalidf("Cosine similarity is not supported for single-dimension vectors")
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// indexTermType is the CQL type of the terms an index on a column of type
+// typ with target indexes (IndexTermType.asCQL3Type).
+func indexTermType(typ *types.Type, target IndexTarget) string {
+	if typ.IsMultiCell() && len(typ.Params) > 0 {
+		switch {
+		case typ.Kind == types.Map && target == TargetKeys:
+			return typ.Params[0].String()
+		case typ.Kind == types.Map:
+			return typ.Params[1].String()
+		default:
+			return typ.Params[0].String()
+		}
+	}
+	return typ.String()
 }

@@ -133,6 +133,28 @@ func IsSystemKeyspace(name string) bool {
 	return ok
 }
 
+// protectSystem is Cassandra's ClientState.preventSystemKSSchemaModification
+// for a schema change (perm CREATE, ALTER or DROP) of keyspace ks, or of
+// its table when table is set: the local system keyspaces are not
+// user-modifiable; the replicated ones (system_auth, system_distributed,
+// system_traces) only allow ALTER KEYSPACE.
+func protectSystem(ks, perm, table string) error {
+	switch ks {
+	case SystemAuthKeyspace, SystemDistributed, SystemTracesKeyspace:
+		if table != "" {
+			return cqlerr.New(cqlerr.Unauthorized, "Cannot %s <table %s.%s>", perm, ks, table)
+		}
+		if perm == "ALTER" {
+			return nil
+		}
+		return cqlerr.New(cqlerr.Unauthorized, "Cannot %s <keyspace %s>", perm, ks)
+	}
+	if IsSystemKeyspace(ks) {
+		return cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ks)
+	}
+	return nil
+}
+
 // CreateKeyspace adds a keyspace. It reports false (and no error) when the
 // keyspace exists and ifNotExists is set.
 func (m *Manager) CreateKeyspace(ks *Keyspace, ifNotExists bool) (bool, error) {
@@ -159,7 +181,7 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.ConfigErrorf("Cannot alter non existing keyspace '%s'.", name)
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
 		}
 		if IsSystemKeyspace(name) {
 			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
@@ -185,10 +207,10 @@ func (m *Manager) DropKeyspace(name string, ifExists bool) (*Keyspace, error) {
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.ConfigErrorf("Cannot drop non existing keyspace '%s'.", name)
+			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
 		}
-		if IsSystemKeyspace(name) {
-			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
+		if err := protectSystem(name, "DROP", ""); err != nil {
+			return false, err
 		}
 		delete(kss, name)
 		dropped = ks
@@ -204,8 +226,8 @@ func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
 		if !ok {
 			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", t.Keyspace)
 		}
-		if IsSystemKeyspace(t.Keyspace) {
-			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
+		if err := protectSystem(t.Keyspace, "CREATE", ""); err != nil {
+			return false, err
 		}
 		if _, ok := ks.Tables[t.Name]; ok {
 			if ifNotExists {
@@ -237,8 +259,8 @@ func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) 
 			}
 			return false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
 		}
-		if IsSystemKeyspace(ksName) {
-			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ksName)
+		if err := protectSystem(ksName, "DROP", name); err != nil {
+			return false, err
 		}
 		if t.IsView() {
 			return false, cqlerr.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
@@ -267,7 +289,10 @@ func (m *Manager) AlterTable(ksName, name string, ifExists bool, fn func(ks *Key
 			}
 			return false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
 		}
-		if IsSystemKeyspace(ksName) || t.Virtual {
+		if err := protectSystem(ksName, "ALTER", name); err != nil {
+			return false, err
+		}
+		if t.Virtual {
 			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", ksName)
 		}
 		nt, err := fn(ks, t)

@@ -75,19 +75,17 @@ func (m *Manager) CreateView(v *Table, ifNotExists bool, validate func(base *Tab
 func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 	var dropped *Table
 	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
-		k, ok := kss[ks]
-		if !ok {
-			if ifExists {
-				return false, nil
-			}
-			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
+		// DropViewStatement.apply: a missing keyspace is a missing view.
+		k := kss[ks]
+		var v *Table
+		if k != nil {
+			v = k.Tables[name]
 		}
-		v := k.Tables[name]
 		if v == nil || !v.IsView() {
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.Invalidf("Materialized view '%s' doesn't exist", name)
+			return false, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
 		}
 		nk := k.withTable(name, nil)
 		if base := nk.Tables[v.View.BaseName]; base != nil {
@@ -109,16 +107,17 @@ func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 // AlterView replaces the parameters of a materialized view.
 func (m *Manager) AlterView(ks, name string, ifExists bool, params func(old TableParams) (TableParams, error)) (bool, error) {
 	return m.update(func(kss map[string]*Keyspace) (bool, error) {
-		k, ok := kss[ks]
-		if !ok {
-			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
+		// AlterViewStatement.apply: a missing keyspace is a missing view.
+		k := kss[ks]
+		var v *Table
+		if k != nil {
+			v = k.Tables[name]
 		}
-		v := k.Tables[name]
 		if v == nil || !v.IsView() {
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.Invalidf("Materialized view '%s' doesn't exist", name)
+			return false, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
 		}
 		p, err := params(v.Params)
 		if err != nil {
