@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: go vet, go test (unit, CQL logic, gocql driver and crash
 # tests), then the Python and Node.js driver smoke tests against a real cqld
-# process on a free loopback port with a temporary data directory.
+# process on a free loopback port with a temporary data directory, and the
+# same drivers against a second process with authentication, authorization
+# and materialized views enabled (tests/drivers/*/secure.*).
 #
 # Installs what the driver tests need when it is missing (Debian packages
 # python3-cassandra python3-lz4 python3-snappy; npm install in tests/drivers/node).
@@ -68,26 +70,61 @@ if [[ ! -d tests/drivers/node/node_modules ]]; then
 		echo "npm install failed: the Node.js smoke test will fail"
 fi
 
-section "start cqld"
-"$WORK/cqld" start --data-dir "$WORK/data" --listen-address 127.0.0.1 --native-port 0 \
-	--admin-port -1 >"$WORK/cqld.log" 2>&1 </dev/null &
-SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 300); do
-	if grep -q 'cqld ready for CQL clients' "$WORK/cqld.log"; then
-		PORT=$(grep -m1 'cqld ready for CQL clients' "$WORK/cqld.log" |
-			grep -o 'native_address=[^ ]*' | sed 's/.*://')
-		break
+# start_cqld LOG ARGS...: starts cqld on a free loopback port with a fresh
+# data directory; sets SERVER_PID and PORT (empty when it did not start).
+start_cqld() {
+	local log=$1
+	shift
+	section "start cqld $*"
+	rm -rf "$WORK/data"
+	"$WORK/cqld" start --data-dir "$WORK/data" --listen-address 127.0.0.1 --native-port 0 \
+		--admin-port -1 "$@" >"$log" 2>&1 </dev/null &
+	SERVER_PID=$!
+	PORT=""
+	for _ in $(seq 1 300); do
+		if grep -q 'cqld ready for CQL clients' "$log"; then
+			PORT=$(grep -m1 'cqld ready for CQL clients' "$log" |
+				grep -o 'native_address=[^ ]*' | sed 's/.*://')
+			break
+		fi
+		kill -0 "$SERVER_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	if [[ -z "$PORT" ]]; then
+		fail "cqld did not start"
+		cat "$log"
+	else
+		echo "cqld (pid $SERVER_PID) ready on 127.0.0.1:$PORT"
 	fi
-	kill -0 "$SERVER_PID" 2>/dev/null || break
-	sleep 0.2
-done
-if [[ -z "$PORT" ]]; then
-	fail "cqld did not start"
-	cat "$WORK/cqld.log"
-else
-	echo "cqld (pid $SERVER_PID) ready on 127.0.0.1:$PORT"
-fi
+}
+
+# stop_cqld: SIGTERM, and the server must exit cleanly within 30 s.
+stop_cqld() {
+	section "stop cqld"
+	if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		kill -TERM "$SERVER_PID"
+		local stopped="" rc
+		for _ in $(seq 1 150); do
+			kill -0 "$SERVER_PID" 2>/dev/null || { stopped=1; break; }
+			sleep 0.2
+		done
+		if [[ -z "$stopped" ]]; then
+			fail "cqld did not stop within 30s of SIGTERM"
+			kill -KILL "$SERVER_PID" 2>/dev/null
+		fi
+		wait "$SERVER_PID"
+		rc=$?
+		SERVER_PID=""
+		if [[ -n "$stopped" && $rc -ne 0 ]]; then
+			fail "cqld exited with status $rc after SIGTERM"
+		fi
+	else
+		[[ -n "$PORT" ]] && fail "cqld died during the driver tests"
+		SERVER_PID=""
+	fi
+}
+
+start_cqld "$WORK/cqld.log"
 
 # run_suite NAME LOG CMD...: runs a driver suite and adds up its closing line
 # "NAME driver: N passed, M failed"; a suite without one counts as one failure.
@@ -121,31 +158,27 @@ else
 	drv_failed=$((drv_failed + 2))
 fi
 
-section "stop cqld"
-if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-	kill -TERM "$SERVER_PID"
-	stopped=""
-	for _ in $(seq 1 150); do
-		kill -0 "$SERVER_PID" 2>/dev/null || { stopped=1; break; }
-		sleep 0.2
-	done
-	if [[ -z "$stopped" ]]; then
-		fail "cqld did not stop within 30s of SIGTERM"
-		kill -KILL "$SERVER_PID" 2>/dev/null
-	fi
-	wait "$SERVER_PID"
-	rc=$?
-	SERVER_PID=""
-	if [[ -n "$stopped" && $rc -ne 0 ]]; then
-		fail "cqld exited with status $rc after SIGTERM"
-	fi
+stop_cqld
+
+# The same drivers against a node with authentication, authorization and
+# materialized views enabled (cassandra.yaml keys, as Cassandra spells them).
+cat >"$WORK/secure.yaml" <<'YAML'
+authenticator:
+  class_name: org.apache.cassandra.auth.PasswordAuthenticator
+authorizer: CassandraAuthorizer
+materialized_views_enabled: true
+YAML
+start_cqld "$WORK/cqld-secure.log" --config "$WORK/secure.yaml"
+if [[ -n "$PORT" ]]; then
+	run_suite python-secure "$WORK/python-secure.log" /usr/bin/python3 tests/drivers/python/secure.py 127.0.0.1 "$PORT"
+	run_suite node-secure "$WORK/node-secure.log" node tests/drivers/node/secure.js 127.0.0.1 "$PORT"
 else
-	[[ -n "$PORT" ]] && fail "cqld died during the driver tests"
-	SERVER_PID=""
+	drv_failed=$((drv_failed + 2))
 fi
+stop_cqld
 if (( ${#failures[@]} > 0 )); then
 	echo "--- cqld log (last 50 lines)"
-	tail -n 50 "$WORK/cqld.log"
+	tail -n 50 "$WORK/cqld.log" "$WORK/cqld-secure.log" 2>/dev/null
 fi
 
 section "summary"
@@ -153,7 +186,7 @@ if (( ${#failures[@]} > 0 )); then
 	echo "${#failures[@]} stage(s) failed:"
 	printf '  - %s\n' "${failures[@]}"
 else
-	echo "all stages passed: go vet, go test, python and node driver smoke tests"
+	echo "all stages passed: go vet, go test, python and node driver smoke tests (default and secure nodes)"
 fi
 echo "total time $(( $(date +%s) - start_time ))s"
 echo "${drv_passed} passed, ${drv_failed} failed"

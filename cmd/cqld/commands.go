@@ -41,7 +41,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newStartCommand(), newVersionCommand(), newAdviseCommand(), newNodetoolCommand())
+	root.AddCommand(newStartCommand(), newVersionCommand(), newAdviseCommand(), newNodetoolCommand(), newShellCommand())
 	return root
 }
 

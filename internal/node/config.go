@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqld/cqld/internal/auth"
+	"github.com/cqld/cqld/internal/query"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,20 +26,63 @@ type Config struct {
 	CommitlogSync            string
 	CommitlogSyncGroupWindow time.Duration
 	CommitlogSyncPeriod      time.Duration
+	// TombstoneWarnThreshold and TombstoneFailureThreshold are Cassandra's
+	// tombstone_warn_threshold and tombstone_failure_threshold: a read that
+	// scans more tombstones than the first sends a client warning, more
+	// than the second fails (ReadFailure). Negative disables.
+	TombstoneWarnThreshold    int
+	TombstoneFailureThreshold int
+	// Authenticator and Authorizer are cassandra.yaml's authenticator and
+	// authorizer: AllowAllAuthenticator (default) or PasswordAuthenticator,
+	// AllowAllAuthorizer (default) or CassandraAuthorizer.
+	Authenticator string
+	Authorizer    string
+	// MaterializedViewsEnabled is materialized_views_enabled: CREATE
+	// MATERIALIZED VIEW is refused unless set (Cassandra 5.0's default).
+	MaterializedViewsEnabled bool
+	// UserDefinedFunctionsEnabled is user_defined_functions_enabled
+	// (false by default; cqld cannot run Java UDFs either way).
+	UserDefinedFunctionsEnabled bool
+	// DynamicDataMaskingEnabled is dynamic_data_masking_enabled (false by
+	// default, as in Cassandra 5.0; cqld does not implement masking).
+	DynamicDataMaskingEnabled bool
+	// PurgeInterval is how often tombstones and expired data older than
+	// their table's gc_grace_seconds are purged in the background (cqld's
+	// own key purge_interval; 0 disables).
+	PurgeInterval time.Duration
+	// BatchSizeWarnThreshold and BatchSizeFailThreshold are Cassandra's
+	// batch_size_warn_threshold and batch_size_fail_threshold in bytes
+	// (5KiB and 50KiB): a multi-partition batch larger than the first
+	// gets a client warning, larger than the second is refused.
+	BatchSizeWarnThreshold int64
+	BatchSizeFailThreshold int64
+	// UnloggedBatchAcrossPartitionsWarnThreshold is Cassandra's
+	// unlogged_batch_across_partitions_warn_threshold.
+	UnloggedBatchAcrossPartitionsWarnThreshold int
+	// Guardrails are Cassandra 5.0's guardrails keys
+	// (guardrails_config.go).
+	Guardrails query.Guardrails
 }
 
 // DefaultConfig returns the defaults of `cqld start`.
 func DefaultConfig() Config {
 	return Config{
-		ClusterName:              "Test Cluster",
-		DataDir:                  "./cqld-data",
-		ListenAddress:            "127.0.0.1",
-		NativePort:               9042,
-		AdminPort:                7199,
-		NumTokens:                16,
-		CommitlogSync:            "group",
-		CommitlogSyncGroupWindow: 15 * time.Millisecond,
-		CommitlogSyncPeriod:      10 * time.Second,
+		ClusterName:               "Test Cluster",
+		DataDir:                   "./cqld-data",
+		ListenAddress:             "127.0.0.1",
+		NativePort:                9042,
+		AdminPort:                 7199,
+		NumTokens:                 16,
+		CommitlogSync:             "group",
+		CommitlogSyncGroupWindow:  15 * time.Millisecond,
+		CommitlogSyncPeriod:       10 * time.Second,
+		TombstoneWarnThreshold:    1000,
+		TombstoneFailureThreshold: 100000,
+		PurgeInterval:             time.Minute,
+		BatchSizeWarnThreshold:    5 * 1024,
+		BatchSizeFailThreshold:    50 * 1024,
+		UnloggedBatchAcrossPartitionsWarnThreshold: 10,
+		Guardrails: query.Guardrails{ZeroTTLOnTWCSWarned: true},
 	}
 }
 
@@ -93,8 +138,40 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.CommitlogSyncGroupWindow, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
 		case "commitlog_sync_period", "commitlog_sync_period_in_ms":
 			cfg.CommitlogSyncPeriod, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
+		case "tombstone_warn_threshold":
+			cfg.TombstoneWarnThreshold, err = toInt(v)
+		case "tombstone_failure_threshold":
+			cfg.TombstoneFailureThreshold, err = toInt(v)
+		case "authenticator", "authorizer":
+			name := fmt.Sprint(v)
+			if m, ok := v.(map[string]any); ok {
+				// Cassandra 5.0's form: authenticator: {class_name: ...}.
+				name = fmt.Sprint(m["class_name"])
+			}
+			if k == "authenticator" {
+				cfg.Authenticator = name
+			} else {
+				cfg.Authorizer = name
+			}
+		case "materialized_views_enabled", "enable_materialized_views":
+			cfg.MaterializedViewsEnabled, err = toBool(v)
+		case "user_defined_functions_enabled", "enable_user_defined_functions":
+			cfg.UserDefinedFunctionsEnabled, err = toBool(v)
+		case "dynamic_data_masking_enabled":
+			cfg.DynamicDataMaskingEnabled, err = toBool(v)
+		case "batch_size_warn_threshold", "batch_size_warn_threshold_in_kb":
+			cfg.BatchSizeWarnThreshold, err = toDataSize(v)
+		case "batch_size_fail_threshold", "batch_size_fail_threshold_in_kb":
+			cfg.BatchSizeFailThreshold, err = toDataSize(v)
+		case "unlogged_batch_across_partitions_warn_threshold":
+			cfg.UnloggedBatchAcrossPartitionsWarnThreshold, err = toInt(v)
+		case "purge_interval", "purge_interval_in_ms":
+			cfg.PurgeInterval, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
 		default:
-			log.Info("ignoring unknown configuration key", "key", k)
+			var ok bool
+			if ok, err = loadGuardrailKey(&cfg.Guardrails, k, v, log); !ok {
+				log.Info("ignoring unknown configuration key", "key", k)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("config key %s: %w", k, err)
@@ -105,6 +182,9 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
+	if err := c.authConfig().Validate(); err != nil {
+		return err
+	}
 	switch c.CommitlogSync {
 	case "group", "batch", "periodic":
 	default:
@@ -118,6 +198,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		return fmt.Errorf("data directory must not be empty")
+	}
+	if err := validateGuardrails(&c.Guardrails); err != nil {
+		return err
 	}
 	return nil
 }
@@ -159,4 +242,45 @@ func toDuration(v any, millis bool) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("invalid duration %q", s)
+}
+
+func toBool(v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		return strconv.ParseBool(strings.TrimSpace(x))
+	}
+	return false, fmt.Errorf("%v is not a boolean", v)
+}
+
+// toDataSize parses Cassandra 5.0 data sizes ("5KiB", "1MiB", "100B") into
+// bytes; a plain number is KiB (the old *_in_kb keys, and the unit of the
+// batch thresholds).
+func toDataSize(v any) (int64, error) {
+	if n, ok := v.(int); ok {
+		return int64(n) * 1024, nil
+	}
+	s := strings.TrimSpace(fmt.Sprint(v))
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n * 1024, nil
+	}
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1024}, {"MiB", 1024 * 1024}, {"GiB", 1024 * 1024 * 1024}, {"B", 1}}
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), 10, 64)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("invalid data size %q", s)
+			}
+			return n * u.mult, nil
+		}
+	}
+	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
+}
+
+func (c *Config) authConfig() auth.Config {
+	return auth.Config{Authenticator: c.Authenticator, Authorizer: c.Authorizer}
 }

@@ -3,6 +3,7 @@ package node
 import (
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,13 @@ concurrent_reads: 32
 	want := Config{ClusterName: "Prod", ListenAddress: "127.0.0.2", RPCAddress: "127.0.0.3", NativePort: 9142,
 		AdminPort: 7199, DataDir: "/var/lib/cqld", CommitlogSync: "periodic", CommitlogSyncPeriod: 5 * time.Second,
 		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8}
-	if cfg != want {
+	// Keys the file does not set keep their defaults.
+	d := DefaultConfig()
+	want.TombstoneWarnThreshold, want.TombstoneFailureThreshold, want.PurgeInterval = d.TombstoneWarnThreshold, d.TombstoneFailureThreshold, d.PurgeInterval
+	want.BatchSizeWarnThreshold, want.BatchSizeFailThreshold = d.BatchSizeWarnThreshold, d.BatchSizeFailThreshold
+	want.UnloggedBatchAcrossPartitionsWarnThreshold = d.UnloggedBatchAcrossPartitionsWarnThreshold
+	want.Guardrails = d.Guardrails
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
 	if !strings.Contains(logged.String(), "concurrent_reads") {
@@ -57,5 +64,25 @@ func TestLoadYAMLErrors(t *testing.T) {
 	cfg := DefaultConfig()
 	if err := LoadYAML(&cfg, []byte("commitlog_sync_period_in_ms: 250"), quiet); err != nil || cfg.CommitlogSyncPeriod != 250*time.Millisecond {
 		t.Fatalf("%v %v", cfg.CommitlogSyncPeriod, err)
+	}
+}
+
+func TestLoadYAMLBatchThresholds(t *testing.T) {
+	cfg := DefaultConfig()
+	if cfg.BatchSizeWarnThreshold != 5*1024 || cfg.BatchSizeFailThreshold != 50*1024 || cfg.UnloggedBatchAcrossPartitionsWarnThreshold != 10 {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := LoadYAML(&cfg, []byte("batch_size_warn_threshold: 1KiB\nbatch_size_fail_threshold: 2MiB\nunlogged_batch_across_partitions_warn_threshold: 3\n"), log); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BatchSizeWarnThreshold != 1024 || cfg.BatchSizeFailThreshold != 2*1024*1024 || cfg.UnloggedBatchAcrossPartitionsWarnThreshold != 3 {
+		t.Fatalf("got %+v", cfg)
+	}
+	if err := LoadYAML(&cfg, []byte("batch_size_warn_threshold_in_kb: 7\n"), log); err != nil || cfg.BatchSizeWarnThreshold != 7*1024 {
+		t.Fatalf("old key: %v %d", err, cfg.BatchSizeWarnThreshold)
+	}
+	if err := LoadYAML(&cfg, []byte("batch_size_fail_threshold: 5 lots\n"), log); err == nil {
+		t.Fatal("bad size accepted")
 	}
 }

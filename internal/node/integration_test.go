@@ -18,6 +18,12 @@ func startTestNode(t testing.TB, dir string) *Node {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.DataDir = dir
+	return startTestNodeConfig(t, cfg)
+}
+
+// startTestNodeConfig starts a node with cfg on random ports.
+func startTestNodeConfig(t testing.TB, cfg Config) *Node {
+	t.Helper()
 	cfg.NativePort = 0
 	cfg.AdminPort = -1
 	n, err := Start(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -3,6 +3,9 @@ package node
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,8 +21,8 @@ import (
 // fresh in-process node.
 //
 //	exec                 run one or more statements (one per line, or
-//	<statements>         separated by ';'), print "ok" or the error
-//	----
+//	<statements>         separated by ';'), print "ok" (then any client
+//	----                 warnings as "warning: <text>") or the error
 //	ok
 //
 //	query [page=N]       run a SELECT and print a header and one line per
@@ -27,10 +30,28 @@ import (
 //	----                 "error <Code>: <message>"
 //	...
 //
+// Lines "#config key: value" anywhere in a file are cassandra.yaml settings
+// for its node (e.g. "#config materialized_views_enabled: true").
+//
 // Regenerate with: go test ./internal/node -run TestLogic -rewrite
 func TestLogic(t *testing.T) {
 	datadriven.Walk(t, "testdata/logic", func(t *testing.T, path string) {
-		n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
+		cfg := DefaultConfig()
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var yml strings.Builder
+		for _, line := range strings.Split(string(src), "\n") {
+			if rest, ok := strings.CutPrefix(line, "#config "); ok {
+				yml.WriteString(rest + "\n")
+			}
+		}
+		if err := LoadYAML(&cfg, []byte(yml.String()), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+		cfg.DataDir = filepath.Join(t.TempDir(), "data")
+		n := startTestNodeConfig(t, cfg)
 		defer stopTestNode(t, n)
 		sess := &query.Session{}
 		ex := n.Executor()
@@ -49,6 +70,9 @@ func TestLogic(t *testing.T) {
 						sess.Keyspace = res.Keyspace
 					}
 					out = append(out, "ok")
+					for _, w := range res.Warnings {
+						out = append(out, "warning: "+w)
+					}
 				}
 				return strings.Join(out, "\n") + "\n"
 			case "query":

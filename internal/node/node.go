@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
+	"github.com/cqld/cqld/internal/auth"
 	"github.com/cqld/cqld/internal/cluster"
 	"github.com/cqld/cqld/internal/cluster/ring"
 	"github.com/cqld/cqld/internal/query"
@@ -24,17 +26,27 @@ import (
 
 // Node is a running cqld node.
 type Node struct {
-	cfg     Config
-	log     *slog.Logger
-	engine  *storage.Pebble
-	schema  *schema.Manager
-	exec    *query.Executor
+	cfg    Config
+	log    *slog.Logger
+	engine *storage.Pebble
+	schema *schema.Manager
+	exec   *query.Executor
+	// auth is set when an authenticator or authorizer other than
+	// Cassandra's AllowAll defaults is configured.
+	auth    *auth.Manager
 	server  *transport.Server
 	ln      net.Listener
 	admin   *http.Server
 	adminLn net.Listener
-	info    query.LocalInfo
-	done    chan error
+	// adminMux serves the admin port; admin.Register adds nodetool's API.
+	adminMux *http.ServeMux
+	started  time.Time
+	drained  atomic.Bool
+	info     query.LocalInfo
+	done     chan error
+	// schemaLoaded is schema, for background work started before it is
+	// set.
+	schemaLoaded atomic.Pointer[schema.Manager]
 }
 
 // murmur3 adapts the ring to query.Partitioner.
@@ -66,11 +78,18 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	default:
 		sopts.SyncMode = storage.SyncGroup
 	}
+	sopts.TombstoneWarnThreshold = cfg.TombstoneWarnThreshold
+	sopts.TombstoneFailureThreshold = cfg.TombstoneFailureThreshold
+	// Background purge of tombstones past gc_grace_seconds, over the live
+	// schema's tables (the schema manager exists once storage is open).
+	n := &Node{cfg: cfg, log: log, done: make(chan error, 2), started: time.Now()}
+	sopts.PurgeInterval = cfg.PurgeInterval
+	sopts.Tables = n.purgeTables
 	engine, err := storage.Open(cfg.DataDir, sopts)
 	if err != nil {
 		return nil, fmt.Errorf("opening storage in %s: %w", cfg.DataDir, err)
 	}
-	n := &Node{cfg: cfg, log: log, engine: engine, done: make(chan error, 2)}
+	n.engine = engine
 	if err := n.start(); err != nil {
 		engine.Close()
 		return nil, err
@@ -88,6 +107,7 @@ func (n *Node) start() error {
 	if err != nil {
 		return err
 	}
+	n.schemaLoaded.Store(n.schema)
 	listenIP := net.ParseIP(cfg.ListenAddress)
 	rpcIP := net.ParseIP(cfg.RPCAddress)
 	if listenIP == nil || rpcIP == nil {
@@ -104,15 +124,39 @@ func (n *Node) start() error {
 		ReleaseVersion: query.ReleaseVersion, Tokens: tokens, GossipGeneration: int32(time.Now().Unix()),
 	}
 	coord := cluster.NewLocal(n.engine)
+	var security query.Security
+	if ac := cfg.authConfig(); ac.Enabled() {
+		n.auth = auth.New(ac, nil, n.log)
+		security = n.auth
+	}
 	n.exec = query.New(query.Config{
-		Schema: n.schema, Coordinator: coord, Partitioner: murmur3{}, Node: n, Logger: n.log,
+		Security: security,
+		Schema:   n.schema, Coordinator: coord, Partitioner: murmur3{}, Node: n, Logger: n.log,
+		TableStats:                                 &tableStats{engine: n.engine},
+		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
+		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
+		DynamicDataMaskingEnabled:                  cfg.DynamicDataMaskingEnabled,
+		BatchSizeWarnThreshold:                     cfg.BatchSizeWarnThreshold,
+		BatchSizeFailThreshold:                     cfg.BatchSizeFailThreshold,
+		UnloggedBatchAcrossPartitionsWarnThreshold: cfg.UnloggedBatchAcrossPartitionsWarnThreshold,
+		Guardrails:                                 cfg.Guardrails,
 		OnSchemaChange: func(sc *query.SchemaChange) {
 			if n.server != nil {
 				n.server.BroadcastSchemaChange(sc)
 			}
 		},
 	})
-	n.server = transport.NewServer(transport.Config{Logger: n.log, CQLVersion: query.CQLVersion}, n.exec)
+	if n.auth != nil {
+		n.auth.SetExecutor(n.exec)
+		if err := n.auth.Setup(context.Background()); err != nil {
+			return fmt.Errorf("setting up roles: %w", err)
+		}
+	}
+	tcfg := transport.Config{Logger: n.log, CQLVersion: query.CQLVersion}
+	if n.auth != nil {
+		tcfg.Authenticator = n.auth
+	}
+	n.server = transport.NewServer(tcfg, n.exec)
 	go func() {
 		if err := n.server.Serve(n.ln); err != nil && !errors.Is(err, transport.ErrServerClosed) {
 			n.done <- err
@@ -125,6 +169,32 @@ func (n *Node) start() error {
 		}
 	}
 	return nil
+}
+
+// purgeTables returns the stored tables of the current schema and their
+// index tables (for the background purge; none before the schema is
+// loaded).
+func (n *Node) purgeTables() []*schema.Table {
+	m := n.schemaLoaded.Load()
+	if m == nil {
+		return nil
+	}
+	var out []*schema.Table
+	for _, ks := range m.Current().Keyspaces {
+		if ks.Virtual {
+			continue
+		}
+		for _, t := range ks.Tables {
+			if !t.Virtual {
+				out = append(out, t)
+				// Index tables hold expiring entries (indexed cells' TTLs).
+				for _, ix := range t.Indexes {
+					out = append(out, ix.Table(t))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Local implements query.NodeInfo.
@@ -199,9 +269,46 @@ func (n *Node) startAdmin() error {
 		})
 	})
 	n.adminLn = ln
+	n.adminMux = mux
 	n.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go n.admin.Serve(ln)
 	return nil
+}
+
+// HandleAdmin registers h for pattern on the admin port (nothing when the
+// admin port is disabled). internal/admin registers nodetool's API with it.
+func (n *Node) HandleAdmin(pattern string, h http.Handler) {
+	if n.adminMux != nil {
+		n.adminMux.Handle(pattern, h)
+	}
+}
+
+// Engine returns the node's storage engine (for admin commands and tests).
+func (n *Node) Engine() *storage.Pebble { return n.engine }
+
+// Schema returns the node's schema manager.
+func (n *Node) Schema() *schema.Manager { return n.schema }
+
+// Config returns the node's configuration.
+func (n *Node) Config() Config { return n.cfg }
+
+// StartTime returns when the node was started.
+func (n *Node) StartTime() time.Time { return n.started }
+
+// Drained reports whether Drain was called.
+func (n *Node) Drained() bool { return n.drained.Load() }
+
+// Drain stops accepting CQL clients, waits for in-flight requests (until
+// ctx is done) and flushes storage, as nodetool drain does. The node keeps
+// its admin port until Shutdown.
+func (n *Node) Drain(ctx context.Context) error {
+	if n.drained.Swap(true) {
+		return nil
+	}
+	if err := n.server.Shutdown(ctx); err != nil {
+		return err
+	}
+	return n.engine.Flush()
 }
 
 // AdminAddr returns the admin listener's address (nil when disabled).
@@ -219,7 +326,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if n.admin != nil {
 		n.admin.Shutdown(ctx)
 	}
-	if n.server != nil {
+	if n.server != nil && !n.drained.Swap(true) {
 		if err := n.server.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}

@@ -52,7 +52,26 @@ func TestPagingEveryPageSize(t *testing.T) {
 	for k := 0; k < 9; k++ {
 		exec(fmt.Sprintf("INSERT INTO kv (k, v) VALUES (%d, %d)", k, k*k))
 	}
+	// Secondary indexes: on a regular column (several rows per partition),
+	// on a static column (whole partitions) and on a clustering column.
+	exec("CREATE TABLE ix (p int, c int, g int, st int static, PRIMARY KEY (p, c))")
+	for p := 0; p < 7; p++ {
+		exec(fmt.Sprintf("UPDATE ix SET st = %d WHERE p = %d", p%2, p))
+		for c := 0; c < p; c++ {
+			exec(fmt.Sprintf("INSERT INTO ix (p, c, g) VALUES (%d, %d, %d)", p, c, c%3))
+		}
+	}
+	exec("CREATE INDEX ON ix (g)")
+	exec("CREATE INDEX ON ix (st)")
+	exec("CREATE INDEX ON ix (c)")
 	queries := []string{
+		"SELECT * FROM ix WHERE g = 1",
+		"SELECT * FROM ix WHERE g = 0 PER PARTITION LIMIT 1",
+		"SELECT * FROM ix WHERE g = 0 LIMIT 4",
+		"SELECT * FROM ix WHERE st = 1",
+		"SELECT * FROM ix WHERE st = 0 PER PARTITION LIMIT 2",
+		"SELECT * FROM ix WHERE c = 2",
+		"SELECT * FROM ix WHERE g = 2 AND c > 2",
 		"SELECT * FROM t WHERE p = 5",
 		"SELECT * FROM t WHERE p = 5 ORDER BY c1 ASC",
 		"SELECT * FROM t WHERE p = 5 AND c1 >= 1 AND c1 < 4",
@@ -74,6 +93,12 @@ func TestPagingEveryPageSize(t *testing.T) {
 		"SELECT * FROM t WHERE token(p) > 0",
 		"SELECT p, c1, v + 1, writetime(v) FROM t WHERE p = 4",
 		"SELECT p, count(*), max(v) FROM t GROUP BY p",
+		"SELECT count(*), max(v), min(c2) FROM t",
+		"SELECT count(*), sum(v) FROM t WHERE p = 5",
+		"SELECT count(*), avg(v) FROM t WHERE p IN (2, 3, 5) AND c1 > 0",
+		"SELECT count(*) FROM t WHERE v > 100 ALLOW FILTERING",
+		"SELECT count(*), max(v) FROM kv",
+		"SELECT count(*), max(c) FROM ix WHERE g = 1",
 		"SELECT p, c1, count(*), sum(v) FROM t GROUP BY p, c1",
 		"SELECT p, c1, count(*) FROM t GROUP BY p, c1 LIMIT 5",
 		"SELECT c1, count(*) FROM t WHERE p = 5 GROUP BY c1",

@@ -223,3 +223,21 @@ func aggSignatures(fn string) string {
 	}
 	return s
 }
+
+// aggregationWarning is the client warning Cassandra 5.0's SelectStatement
+// sends with aggregation queries (GROUP BY or aggregates) that do not
+// restrict the partition key to one partition.
+func (p *selectPlan) aggregationWarning() string {
+	if p.pk == nil {
+		if p.tokenLower != nil || p.tokenUpper != nil {
+			return ""
+		}
+		return "Aggregation query used without partition key"
+	}
+	for _, kv := range p.pk {
+		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+			return "Aggregation query used on multiple partition keys (IN restriction)"
+		}
+	}
+	return ""
+}

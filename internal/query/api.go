@@ -10,6 +10,12 @@ import (
 // transport applies.
 type Session struct {
 	Keyspace string
+	// User is the logged-in role ("" for the anonymous user of
+	// AllowAllAuthenticator).
+	User string
+	// Internal marks the node's own queries (internal/auth): never
+	// authorized, and allowed to write system_auth.
+	Internal bool
 }
 
 // Value is a bound value. Null is B == nil && !Unset; an empty value (a

@@ -44,9 +44,49 @@ func propertyMap(p cql.Property) (map[string]string, error) {
 	return out, nil
 }
 
-// replicationOptions validates a replication map and returns it as
-// system_schema.keyspaces stores it.
-func replicationOptions(ks string, in map[string]string) (map[string]string, error) {
+// replication is a validated replication map (as system_schema.keyspaces
+// stores it) with the client warnings Cassandra's
+// AbstractReplicationStrategy.maybeWarnOnOptions gives for it.
+type replication struct {
+	options  map[string]string
+	warnings []string
+}
+
+// fullRF is the replication factor of a stored replication map (the sum
+// over the datacenters for NetworkTopologyStrategy).
+func fullRF(r map[string]string) int {
+	total := 0
+	for k, v := range r {
+		if k == "class" {
+			continue
+		}
+		if strings.HasSuffix(r["class"], ".SimpleStrategy") && k != "replication_factor" {
+			continue
+		}
+		all, trans, _ := strings.Cut(v, "/")
+		a, _ := strconv.Atoi(strings.TrimSpace(all))
+		t, _ := strconv.Atoi(strings.TrimSpace(trans))
+		total += a - t
+	}
+	return total
+}
+
+// localDatacenter is the datacenter of this node (system.local data_center).
+func (e *Executor) localDatacenter() string {
+	if e.cfg.Node != nil {
+		if dc := e.cfg.Node.Local().DataCenter; dc != "" {
+			return dc
+		}
+	}
+	return "datacenter1"
+}
+
+// replicationOptions validates a replication map as Cassandra 5.0 does
+// (ReplicationParams.fromMapWithDefaults, the strategy's prepareOptions,
+// AbstractReplicationStrategy.validateReplicationStrategy). prev holds the
+// keyspace's current options on ALTER (nil on CREATE). The cluster is this
+// one node, in datacenter dc.
+func replicationOptions(ks string, in, prev map[string]string, dc string) (*replication, error) {
 	class, ok := in["class"]
 	if !ok {
 		return nil, cqlerr.ConfigErrorf("Missing replication strategy class")
@@ -55,8 +95,18 @@ func replicationOptions(ks string, in map[string]string) (map[string]string, err
 	if !strings.Contains(class, ".") {
 		full = "org.apache.cassandra.locator." + class
 	}
-	out := map[string]string{"class": full}
-	checkRF := func(key, v string) error {
+	var keys []string
+	opts := map[string]string{}
+	for k, v := range in {
+		if k != "class" {
+			keys = append(keys, k)
+			opts[k] = v
+		}
+	}
+	// The first unrecognized option reported is the first in the
+	// iteration order of Cassandra's options map (new HashMap<>(map)).
+	keys = javaHashMapOrder(keys, len(in))
+	checkRF := func(v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
 			return cqlerr.ConfigErrorf("Replication factor must be numeric; found %s", v)
@@ -66,112 +116,257 @@ func replicationOptions(ks string, in map[string]string) (map[string]string, err
 		}
 		return nil
 	}
+	// unrecognized reports the first option the strategy does not know
+	// (AbstractReplicationStrategy.validateExpectedOptions).
+	unrecognized := func(strategy string, known func(string) bool) error {
+		for _, k := range keys {
+			if _, ok := opts[k]; ok && !known(k) {
+				return cqlerr.ConfigErrorf("Unrecognized strategy option {%s} passed to %s for keyspace %s", k, strategy, ks)
+			}
+		}
+		return nil
+	}
+	const defaultRF = "1" // default_keyspace_rf
+	r := &replication{options: map[string]string{"class": full}}
 	switch full {
 	case schema.SimpleStrategyClass:
-		rf, ok := in["replication_factor"]
-		if !ok {
-			return nil, cqlerr.ConfigErrorf("SimpleStrategy requires a replication_factor strategy option.")
+		// SimpleStrategy.prepareOptions: the previous (or default) factor.
+		if _, ok := opts["replication_factor"]; !ok {
+			rf := defaultRF
+			if p, ok := prev["replication_factor"]; ok {
+				rf = p
+			}
+			opts["replication_factor"] = rf
 		}
-		if err := checkRF("replication_factor", rf); err != nil {
+		if err := unrecognized("SimpleStrategy", func(k string) bool { return k == "replication_factor" }); err != nil {
 			return nil, err
 		}
-		for k := range in {
-			if k != "class" && k != "replication_factor" {
-				return nil, cqlerr.ConfigErrorf("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s", k, ks)
-			}
+		rf := opts["replication_factor"]
+		if err := checkRF(rf); err != nil {
+			return nil, err
 		}
-		out["replication_factor"] = rf
+		r.options["replication_factor"] = rf
 	case schema.NetworkTopologyClass:
-		for k, v := range in {
-			if k == "class" {
-				continue
+		// NetworkTopologyStrategy.prepareOptions: 'replication_factor'
+		// expands to every datacenter not given (keeping the previous
+		// ones on ALTER); zero factors are dropped.
+		if len(opts) == 0 {
+			rf := defaultRF
+			if p, ok := prev["replication_factor"]; ok {
+				rf = p
 			}
-			if err := checkRF(k, v); err != nil {
+			opts["replication_factor"] = rf
+		}
+		if rf, ok := opts["replication_factor"]; ok {
+			delete(opts, "replication_factor")
+			for k, v := range prev {
+				if _, set := opts[k]; !set && k != "replication_factor" && k != "class" {
+					opts[k] = v
+					keys = append(keys, k)
+				}
+			}
+			if err := checkRF(rf); err != nil {
 				return nil, err
 			}
-			if k == "replication_factor" {
-				// Cassandra 4.0+: a default for every known datacenter.
-				if _, set := in["datacenter1"]; !set {
-					out["datacenter1"] = v
-				}
-				continue
+			if _, set := opts[dc]; !set {
+				opts[dc] = strings.TrimSpace(rf)
+				keys = append(keys, dc)
 			}
-			out[k] = v
 		}
-	case "org.apache.cassandra.locator.LocalStrategy", "org.apache.cassandra.locator.EverywhereStrategy":
-		return nil, cqlerr.ConfigErrorf("Unable to use given strategy class: %s is reserved for internal use.", class)
+		for k, v := range opts {
+			if v == "0" {
+				delete(opts, k)
+			}
+		}
+		for _, k := range keys {
+			if v, ok := opts[k]; ok {
+				if err := checkRF(v); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if len(opts) == 0 {
+			return nil, cqlerr.ConfigErrorf("Configuration for at least one datacenter must be present")
+		}
+		if err := unrecognized("NetworkTopologyStrategy", func(k string) bool { return k == dc }); err != nil {
+			return nil, err
+		}
+		for k, v := range opts {
+			r.options[k] = v
+		}
+	case "org.apache.cassandra.locator.LocalStrategy":
+		return nil, cqlerr.Invalidf("Unable to use given strategy class: LocalStrategy is reserved for internal use.")
+	case "org.apache.cassandra.locator.OldNetworkTopologyStrategy":
+		return nil, cqlerr.ConfigErrorf("The support for the OldNetworkTopologyStrategy has been removed in C* version 4.0. The keyspace strategy should be switch to NetworkTopologyStrategy")
 	default:
 		return nil, cqlerr.ConfigErrorf("Unable to find replication strategy class '%s'", full)
 	}
-	return out, nil
+	r.warnings = replicationWarnings(ks, r.options, dc)
+	return r, nil
 }
 
-func keyspaceFromProperties(name string, props []cql.Property, old *schema.Keyspace) (*schema.Keyspace, error) {
-	ks := &schema.Keyspace{Name: name, DurableWrites: true}
-	if old != nil {
-		ks.Replication, ks.DurableWrites = old.Replication, old.DurableWrites
+// replicationWarnings are the client warnings of
+// AbstractReplicationStrategy.maybeWarnOnOptions for a keyspace of this
+// one-node cluster: a replication factor above the number of nodes.
+func replicationWarnings(ks string, r map[string]string, localDC string) []string {
+	full := func(v string) int {
+		all, trans, _ := strings.Cut(v, "/")
+		a, _ := strconv.Atoi(strings.TrimSpace(all))
+		t, _ := strconv.Atoi(strings.TrimSpace(trans))
+		return a - t
 	}
+	var out []string
+	switch r["class"] {
+	case schema.SimpleStrategyClass:
+		if n := full(r["replication_factor"]); n > 1 {
+			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1", n, ks))
+		}
+	case schema.NetworkTopologyClass:
+		// Datacenters without nodes are not warned about.
+		if n := full(r[localDC]); n > 1 {
+			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1 for datacenter %s", n, ks, localDC))
+		}
+	}
+	return out
+}
+
+// keyspaceProperties checks the written properties of CREATE/ALTER
+// KEYSPACE (KeyspaceAttributes.validate) and returns the replication map
+// (nil when not given).
+func keyspaceProperties(props []cql.Property) (repl map[string]string, durable *bool, err error) {
 	for _, p := range props {
 		switch p.Name {
 		case "replication":
 			m, err := propertyMap(p)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			r, err := replicationOptions(name, m)
-			if err != nil {
-				return nil, err
-			}
-			ks.Replication = r
+			repl = m
 		case "durable_writes":
 			s, err := propertyString(p)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			b, err := strconv.ParseBool(strings.ToLower(s))
 			if err != nil {
-				return nil, cqlerr.Syntaxf("Invalid boolean value %s for 'durable_writes'", s)
+				return nil, nil, cqlerr.Syntaxf("Invalid boolean value %s for 'durable_writes'", s)
 			}
-			ks.DurableWrites = b
+			durable = &b
 		default:
-			return nil, cqlerr.Syntaxf("Unknown property '%s'", p.Name)
+			return nil, nil, cqlerr.Syntaxf("Unknown property '%s'", p.Name)
 		}
 	}
-	if ks.Replication == nil {
-		return nil, cqlerr.ConfigErrorf("Missing mandatory option 'replication'")
+	if len(repl) > 0 {
+		if _, ok := repl["class"]; !ok {
+			return nil, nil, cqlerr.ConfigErrorf("Missing replication strategy class")
+		}
 	}
-	return ks, nil
+	return repl, durable, nil
+}
+
+// keyspaceFromProperties builds the keyspace a CREATE (old nil) or ALTER
+// KEYSPACE defines, with the client warnings of its replication.
+func (e *Executor) keyspaceFromProperties(name string, props []cql.Property, old *schema.Keyspace) (*schema.Keyspace, []string, error) {
+	repl, durable, err := keyspaceProperties(props)
+	if err != nil {
+		return nil, nil, err
+	}
+	ks := &schema.Keyspace{Name: name, DurableWrites: true}
+	var prev map[string]string
+	if old != nil {
+		ks.Replication, ks.DurableWrites = old.Replication, old.DurableWrites
+		prev = map[string]string{}
+		for k, v := range old.Replication {
+			if k != "class" {
+				prev[k] = v
+			}
+		}
+	}
+	if durable != nil {
+		ks.DurableWrites = *durable
+	}
+	var warnings []string
+	if repl != nil {
+		r, err := replicationOptions(name, repl, prev, e.localDatacenter())
+		if err != nil {
+			return nil, nil, err
+		}
+		ks.Replication, warnings = r.options, r.warnings
+	} else if old != nil {
+		// AlterKeyspaceStatement validates (and warns about) the
+		// unchanged replication too.
+		warnings = replicationWarnings(name, ks.Replication, e.localDatacenter())
+	}
+	if ks.Replication == nil {
+		return nil, nil, cqlerr.ConfigErrorf("Missing mandatory option 'replication'")
+	}
+	return ks, warnings, nil
+}
+
+// checkSchemaKeyspace is AlterSchemaStatement.execute's check: the local
+// system keyspaces (SchemaConstants.isLocalSystemKeyspace, which includes
+// the virtual system keyspaces) cannot be modified.
+func checkSchemaKeyspace(name string) error {
+	switch strings.ToLower(name) {
+	case schema.SystemKeyspace, schema.SystemSchemaKeyspace, schema.SystemViews, schema.SystemVirtualSchema:
+		return cqlerr.Invalidf("System keyspace '%s' is not user-modifiable", name)
+	}
+	return nil
 }
 
 func (e *Executor) compileCreateKeyspace(c *compiled, st *cql.CreateKeyspace) error {
+	if err := checkSchemaKeyspace(st.Name); err != nil {
+		return err
+	}
 	if len(st.Name) > 48 || !validName.MatchString(st.Name) {
 		return cqlerr.Invalidf("Keyspace name must not be empty, more than 48 characters long, or contain non-alphanumeric-underscore characters (got \"%s\")", st.Name)
 	}
-	ks, err := keyspaceFromProperties(st.Name, st.Properties, nil)
+	repl, _, err := keyspaceProperties(st.Properties)
 	if err != nil {
 		return err
 	}
+	if repl == nil {
+		return cqlerr.ConfigErrorf("Missing mandatory option 'replication'")
+	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		if schema.IsSystemKeyspace(st.Name) {
+		if schema.IsSystemKeyspace(st.Name) || e.cfg.Schema.Current().Keyspace(st.Name) != nil {
+			if st.IfNotExists {
+				return &Result{Kind: VoidResult}, nil
+			}
 			return nil, cqlerr.KeyspaceExists(st.Name)
 		}
-		nks := *ks
-		changed, err := e.cfg.Schema.CreateKeyspace(&nks, st.IfNotExists)
+		ks, warnings, err := e.keyspaceFromProperties(st.Name, st.Properties, nil)
+		if err != nil {
+			return nil, err
+		}
+		changed, err := e.cfg.Schema.CreateKeyspace(ks, st.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
 		if !changed {
 			return &Result{Kind: VoidResult}, nil
 		}
-		return e.schemaChanged(&SchemaChange{Change: "CREATED", Target: "KEYSPACE", Keyspace: st.Name}), nil
+		res := e.schemaChanged(&SchemaChange{Change: "CREATED", Target: "KEYSPACE", Keyspace: st.Name})
+		res.Warnings = append(res.Warnings, warnings...)
+		return res, nil
 	}
 	return nil
 }
 
 func (e *Executor) compileAlterKeyspace(c *compiled, st *cql.AlterKeyspace) error {
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
+		var warnings []string
 		changed, err := e.cfg.Schema.AlterKeyspace(st.Name, st.IfExists, func(old *schema.Keyspace) (*schema.Keyspace, error) {
-			return keyspaceFromProperties(st.Name, st.Properties, old)
+			ks, w, err := e.keyspaceFromProperties(st.Name, st.Properties, old)
+			if err != nil {
+				return nil, err
+			}
+			warnings = w
+			// AlterKeyspaceStatement.clientWarnings
+			if fullRF(old.Replication) < fullRF(ks.Replication) {
+				warnings = append(warnings, "When increasing replication factor you need to run a full (-full) repair to distribute the data.")
+			}
+			return ks, nil
 		})
 		if err != nil {
 			return nil, err
@@ -179,7 +374,9 @@ func (e *Executor) compileAlterKeyspace(c *compiled, st *cql.AlterKeyspace) erro
 		if !changed {
 			return &Result{Kind: VoidResult}, nil
 		}
-		return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "KEYSPACE", Keyspace: st.Name}), nil
+		res := e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "KEYSPACE", Keyspace: st.Name})
+		res.Warnings = append(res.Warnings, warnings...)
+		return res, nil
 	}
 	return nil
 }
@@ -193,90 +390,29 @@ func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Res
 		return &Result{Kind: VoidResult}, nil
 	}
 	for _, t := range ks.Tables {
-		if err := e.cfg.Coordinator.Truncate(ctx, t); err != nil {
+		if err := e.truncate(ctx, t); err != nil {
 			e.cfg.Logger.Warn("dropping data of dropped keyspace", "keyspace", ks.Name, "table", t.Name, "err", err)
 		}
+		e.dropped(ctx, DataResource(ks.Name, t.Name))
 	}
+	e.dropped(ctx, DataResource(ks.Name, ""))
 	return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: st.Name}), nil
 }
 
-// resolveType turns a written type into a types.Type.
-func resolveType(te cql.TypeExpr, ks string) (*types.Type, error) {
-	return resolveTypeFrozen(te, ks, false)
+// maskingUnsupported is the error for a MASKED WITH: Cassandra's
+// ColumnMask.ensureEnabled when dynamic_data_masking_enabled is false (the
+// default); cqld does not implement masks when it is true.
+func (e *Executor) maskingUnsupported() error {
+	if !e.cfg.DynamicDataMaskingEnabled {
+		return cqlerr.Invalidf("Cannot mask columns because dynamic data masking is not enabled. You can enable it with dynamic_data_masking_enabled property on cassandra.yaml")
+	}
+	return cqlerr.NotImplemented("dynamic data masking (MASKED WITH)")
 }
 
-func resolveTypeFrozen(te cql.TypeExpr, ks string, frozen bool) (*types.Type, error) {
-	if te.Custom != "" {
-		return &types.Type{Kind: types.Custom, Class: te.Custom}, nil
-	}
-	name := strings.ToLower(te.Name)
-	if t, ok := types.NativeByName[name]; ok && len(te.Params) == 0 && te.Keyspace == "" {
-		return t, nil
-	}
-	params := func(n int, inner bool) ([]*types.Type, error) {
-		if len(te.Params) != n && n >= 0 {
-			return nil, cqlerr.Syntaxf("Invalid type %s: expected %d type parameters", name, n)
-		}
-		out := make([]*types.Type, len(te.Params))
-		for i, p := range te.Params {
-			t, err := resolveTypeFrozen(p, ks, inner)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = t
-		}
-		return out, nil
-	}
-	switch name {
-	case "frozen":
-		ps, err := params(1, true)
-		if err != nil {
-			return nil, err
-		}
-		t := *ps[0]
-		if !t.IsCollection() && t.Kind != types.UDT && t.Kind != types.Tuple {
-			return nil, cqlerr.Invalidf("frozen<> is only allowed on collections, tuples, and user-defined types (got %s)", t.String())
-		}
-		t.Frozen = true
-		return &t, nil
-	case "list", "set":
-		ps, err := params(1, true)
-		if err != nil {
-			return nil, err
-		}
-		if ps[0].Kind == types.Counter {
-			return nil, cqlerr.Invalidf("Counters are not allowed inside collections: %s<counter>", name)
-		}
-		if name == "list" {
-			return types.ListOf(ps[0], frozen), nil
-		}
-		return types.SetOf(ps[0], frozen), nil
-	case "map":
-		ps, err := params(2, true)
-		if err != nil {
-			return nil, err
-		}
-		return types.MapOf(ps[0], ps[1], frozen), nil
-	case "tuple":
-		ps, err := params(-1, true)
-		if err != nil {
-			return nil, err
-		}
-		return types.TupleOf(ps...), nil
-	case "vector":
-		ps, err := params(1, true)
-		if err != nil {
-			return nil, err
-		}
-		if te.Dimension <= 0 {
-			return nil, cqlerr.Invalidf("vectors may only have positive dimensions; given %d", te.Dimension)
-		}
-		return &types.Type{Kind: types.Vector, Params: ps, Dimension: te.Dimension, Frozen: true}, nil
-	}
-	if te.Keyspace != "" {
-		ks = te.Keyspace
-	}
-	return nil, cqlerr.Invalidf("Unknown type %s.%s", ks, te.Name)
+// resolveType turns a written type into a types.Type (without user
+// types; see resolveTypeIn in ddl_types.go).
+func resolveType(te cql.TypeExpr, ks string) (*types.Type, error) {
+	return resolveTypeIn(nil, te, ks)
 }
 
 func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace string) error {
@@ -286,6 +422,12 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 	}
 	if ksName == "" {
 		return cqlerr.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	for i := range st.Columns {
+		if st.Columns[i].Mask != nil {
+			// CreateTableStatement.validate: ColumnMask.ensureEnabled.
+			return e.maskingUnsupported()
+		}
 	}
 	name := st.Name.Name
 	if len(name) > 222 || !validName.MatchString(name) {
@@ -298,10 +440,6 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 	var order []string
 	for i := range st.Columns {
 		d := &st.Columns[i]
-		if d.Mask != nil {
-			// Refuse rather than create the table without its mask.
-			return cqlerr.NotImplemented("dynamic data masking (MASKED WITH)")
-		}
 		if _, dup := defs[d.Name]; dup {
 			return cqlerr.Invalidf("Duplicate column '%s' declaration for table %s.%s", d.Name, ksName, name)
 		}
@@ -326,17 +464,20 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 		if d.Static {
 			return cqlerr.Invalidf("Static column %s cannot be part of the PRIMARY KEY", n)
 		}
-		t, err := resolveType(d.Type, ksName)
+		t, err := resolveTypeIn(e.cfg.Schema.Current(), d.Type, ksName)
 		if err != nil {
 			return err
 		}
 		if t.IsMultiCell() {
-			return cqlerr.Invalidf("Invalid non-frozen collection type %s for PRIMARY KEY component %s", t, n)
+			if t.Kind == types.UDT {
+				return cqlerr.Invalidf("Invalid non-frozen user-defined type %s for PRIMARY KEY column '%s'", quoteIdentIfNeeded(ksName+"."+t.Name), n)
+			}
+			return cqlerr.Invalidf("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", t, n)
 		}
 		if t.Kind == types.Counter {
 			return cqlerr.Invalidf("counter type is not supported for PRIMARY KEY column '%s'", n)
 		}
-		if t.Kind == types.Duration {
+		if typeReferencesDuration(t) {
 			return cqlerr.Invalidf("duration type is not supported for PRIMARY KEY column '%s'", n)
 		}
 		cols = append(cols, &schema.Column{Name: n, Type: t, Kind: kind, Position: pos})
@@ -357,8 +498,11 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 			continue
 		}
 		d := defs[n]
-		t, err := resolveType(d.Type, ksName)
+		t, err := resolveTypeIn(e.cfg.Schema.Current(), d.Type, ksName)
 		if err != nil {
+			return err
+		}
+		if err := checkUDTColumn(t); err != nil {
 			return err
 		}
 		kind := schema.Regular
@@ -386,19 +530,31 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 				byName[col.Name] = col
 			}
 		}
-		for i, o := range st.ClusteringOrder {
-			col, ok := byName[o.Column]
-			if !ok {
-				return cqlerr.Invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: %s is not a clustering column", o.Column)
+		// Cassandra's checks: every listed column is a clustering column;
+		// the list follows the clustering order and may stop early (the
+		// rest is ASC), but may not skip a column.
+		var notClustering []string
+		listed := map[string]bool{}
+		for _, o := range st.ClusteringOrder {
+			listed[o.Column] = true
+			if _, ok := byName[o.Column]; !ok {
+				notClustering = append(notClustering, o.Column)
 			}
-			if col.Position != i {
-				return cqlerr.Invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)",
-					st.Clustering[i], o.Column)
-			}
-			col.Desc = o.Desc
 		}
-		if len(st.ClusteringOrder) < len(st.Clustering) {
-			return cqlerr.Invalidf("Missing CLUSTERING ORDER for column %s", st.Clustering[len(st.ClusteringOrder)])
+		if len(notClustering) > 0 {
+			return cqlerr.Invalidf("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", strings.Join(notClustering, ", "))
+		}
+		for i, o := range st.ClusteringOrder {
+			if i >= len(st.Clustering) {
+				return cqlerr.Invalidf("Duplicate column %s in CLUSTERING ORDER directive", o.Column)
+			}
+			if c := st.Clustering[i]; c != o.Column {
+				if listed[c] {
+					return cqlerr.Invalidf("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", c, o.Column)
+				}
+				return cqlerr.Invalidf("Missing CLUSTERING ORDER for column %s", c)
+			}
+			byName[o.Column].Desc = o.Desc
 		}
 	}
 	params, err := tableParams(st.Properties)
@@ -433,7 +589,13 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 
 // tableParams applies WITH options over Cassandra's defaults.
 func tableParams(props []cql.Property) (schema.TableParams, error) {
-	p := schema.DefaultTableParams()
+	return tableParamsOver(schema.DefaultTableParams(), props)
+}
+
+// tableParamsOver applies WITH options over p (CREATE TABLE: the defaults;
+// ALTER TABLE: the table's current options). Map options are replaced as a
+// whole, never modified in place.
+func tableParamsOver(p schema.TableParams, props []cql.Property) (schema.TableParams, error) {
 	seen := map[string]bool{}
 	for _, prop := range props {
 		if seen[prop.Name] {
@@ -542,7 +704,9 @@ func tableParams(props []cql.Property) (schema.TableParams, error) {
 				if !strings.Contains(m["class"], ".") {
 					m["class"] = "org.apache.cassandra.db.compaction." + m["class"]
 				}
-				if strings.HasSuffix(m["class"], "SizeTieredCompactionStrategy") {
+				// CompactionParams.create: every strategy but UCS gets the
+				// default thresholds (supportsThresholdParams).
+				if !strings.HasSuffix(m["class"], ".UnifiedCompactionStrategy") {
 					def := map[string]string{"max_threshold": "32", "min_threshold": "4"}
 					for k, v := range def {
 						if _, ok := m[k]; !ok {
@@ -586,12 +750,9 @@ func tableParams(props []cql.Property) (schema.TableParams, error) {
 }
 
 func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace string) error {
-	ksName := st.Name.Keyspace
-	if ksName == "" {
-		ksName = keyspace
-	}
-	if ksName == "" {
-		return cqlerr.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	ksName, err := keyspaceOf(st.Name, keyspace)
+	if err != nil {
+		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
 		t, err := e.cfg.Schema.DropTable(ksName, st.Name.Name, st.IfExists)
@@ -601,9 +762,10 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		if t == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		if err := e.cfg.Coordinator.Truncate(ctx, t); err != nil {
+		if err := e.truncate(ctx, t); err != nil {
 			e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", ksName, "table", t.Name, "err", err)
 		}
+		e.dropped(ctx, DataResource(ksName, t.Name))
 		return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name}), nil
 	}
 	return nil
@@ -617,8 +779,11 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) {
 		return cqlerr.Invalidf("Cannot TRUNCATE table %s.%s: system tables are not user-modifiable", t.Keyspace, t.Name)
 	}
+	if t.IsView() {
+		return cqlerr.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
+	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		if err := e.cfg.Coordinator.Truncate(ctx, t); err != nil {
+		if err := e.truncate(ctx, t); err != nil {
 			return nil, cqlerr.New(cqlerr.TruncateError, "Error during truncate: %v", err)
 		}
 		return &Result{Kind: VoidResult}, nil

@@ -20,13 +20,38 @@ type Config struct {
 	Coordinator Coordinator
 	Partitioner Partitioner
 	Node        NodeInfo
-	Logger      *slog.Logger
+	// TableStats, when set, answers system.size_estimates and the other
+	// statistics tables (tablestats.go).
+	TableStats TableStatsSource
+	Logger     *slog.Logger
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 	// OnSchemaChange, when set, is called after every successful schema
 	// change (for events pushed to clients, and to drop data of dropped
 	// tables).
 	OnSchemaChange func(*SchemaChange)
+	// Batch guardrails (cassandra.yaml batch_size_warn_threshold,
+	// batch_size_fail_threshold in bytes, and
+	// unlogged_batch_across_partitions_warn_threshold); 0 means
+	// Cassandra's default, negative disables.
+	BatchSizeWarnThreshold                     int64
+	BatchSizeFailThreshold                     int64
+	UnloggedBatchAcrossPartitionsWarnThreshold int
+	// Security authenticates and authorizes; nil is Cassandra's default
+	// (AllowAllAuthenticator, AllowAllAuthorizer).
+	Security Security
+	// MaterializedViewsEnabled is cassandra.yaml's
+	// materialized_views_enabled (false by default, as in Cassandra 5.0).
+	MaterializedViewsEnabled bool
+	// UserDefinedFunctionsEnabled is user_defined_functions_enabled.
+	UserDefinedFunctionsEnabled bool
+	// DynamicDataMaskingEnabled is dynamic_data_masking_enabled (false
+	// by default, as in Cassandra 5.0). cqld does not implement masking:
+	// MASKED WITH is refused either way, with Cassandra's message when
+	// disabled.
+	DynamicDataMaskingEnabled bool
+	// Guardrails are cassandra.yaml's guardrails (guardrails.go).
+	Guardrails Guardrails
 }
 
 // Executor executes CQL statements. Safe for concurrent use.
@@ -37,16 +62,31 @@ type Executor struct {
 
 	mu       sync.RWMutex
 	prepared map[[16]byte]*preparedEntry
+
+	views viewFilters
+	// guardrailsOn is set when any guardrail is configured (guardrails.go).
+	guardrailsOn bool
 }
 
 type preparedEntry struct {
 	query    string
 	keyspace string
-	// stmt is the compiled statement; recompiled when the schema version it
-	// was compiled against is replaced.
-	mu   sync.Mutex
+	// cur is the compiled statement; recompiled (under mu) when the schema
+	// version it was compiled against is replaced. Executions read it
+	// without locking: every EXECUTE of a hot statement used to take mu.
+	mu  sync.Mutex
+	cur atomic.Pointer[preparedVersion]
+}
+
+type preparedVersion struct {
 	stmt *compiled
 	meta *Prepared
+}
+
+func newPreparedEntry(query, keyspace string, c *compiled, meta *Prepared) *preparedEntry {
+	pe := &preparedEntry{query: query, keyspace: keyspace}
+	pe.cur.Store(&preparedVersion{stmt: c, meta: meta})
+	return pe
 }
 
 // New returns an Executor.
@@ -55,6 +95,7 @@ func New(cfg Config) *Executor {
 		cfg.Logger = slog.Default()
 	}
 	e := &Executor{cfg: cfg, now: cfg.Now, prepared: map[[16]byte]*preparedEntry{}}
+	e.guardrailsOn = cfg.Guardrails.active()
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -159,7 +200,7 @@ func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, key
 	id := preparedID(keyspace, query)
 	p := &Prepared{ID: id[:], Bound: c.bound, PKIndexes: c.pkIndexes, Columns: c.resultColumns()}
 	e.mu.Lock()
-	e.prepared[id] = &preparedEntry{query: query, keyspace: keyspace, stmt: c, meta: p}
+	e.prepared[id] = newPreparedEntry(query, keyspace, c, p)
 	e.mu.Unlock()
 	return p, nil
 }
@@ -180,9 +221,13 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
 		return nil, nil, &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
 	}
+	if v := pe.cur.Load(); v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
+		return v.stmt, v.meta, nil
+	}
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
-	if pe.stmt.schemaVersion != e.cfg.Schema.Current().Version {
+	v := pe.cur.Load()
+	if v.stmt.schemaVersion != e.cfg.Schema.Current().Version {
 		stmt, err := cql.Parse(pe.query)
 		if err != nil {
 			return nil, nil, err
@@ -191,12 +236,12 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		pe.stmt = c
-		meta := *pe.meta
+		meta := *v.meta
 		meta.Columns = c.resultColumns()
-		pe.meta = &meta
+		v = &preparedVersion{stmt: c, meta: &meta}
+		pe.cur.Store(v)
 	}
-	return pe.stmt, pe.meta, nil
+	return v.stmt, v.meta, nil
 }
 
 func hexString(b []byte) string {
@@ -226,7 +271,9 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*Result, error) {
 	var all []*modifyPlan
 	var allOpts []*Options
-	for _, bs := range b.Statements {
+	var gwarns []string
+	guard := e.guardrailsApply(ctx, sess)
+	for i, bs := range b.Statements {
 		var c *compiled
 		if bs.ID != nil {
 			cc, _, err := e.lookupPrepared(bs.ID)
@@ -248,6 +295,9 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 		if c.modify == nil {
 			return nil, cqlerr.Invalidf("Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.")
 		}
+		if err := e.authorize(ctx, sess, c); err != nil {
+			return nil, err
+		}
 		o := b.Options
 		o.Values, o.Names = bs.Values, bs.Names
 		if len(o.Values) != len(c.bound) {
@@ -256,23 +306,69 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 		if err := bindNames(c, &o); err != nil {
 			return nil, err
 		}
+		if guard {
+			w, err := e.guardBatchStatement(c, &o, i == 0)
+			if err != nil {
+				return nil, err
+			}
+			gwarns = append(gwarns, w...)
+		}
 		all = append(all, c.modify)
 		allOpts = append(allOpts, &o)
 	}
-	return e.executeBatchResult(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options)
+	res, err := e.executeBatchResult(ctx, cql.BatchType(b.Type), all, allOpts, &b.Options)
+	if res != nil && len(gwarns) > 0 {
+		res.Warnings = append(gwarns, res.Warnings...)
+	}
+	return res, err
 }
 
 // run executes a compiled statement.
 func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Options) (res *Result, err error) {
+	if err := e.authorize(ctx, sess, c); err != nil {
+		return nil, err
+	}
+	if e.guardrailsApply(ctx, sess) {
+		cc, gw, err := e.checkGuardrails(ctx, c, opts)
+		if err != nil {
+			return nil, err
+		}
+		c = cc
+		if len(gw) > 0 {
+			defer func() {
+				if res != nil {
+					res.Warnings = append(gw, res.Warnings...)
+				}
+			}()
+		}
+	}
+	if c.created != "" {
+		defer func() {
+			if err == nil && res != nil && res.Kind == SchemaChangeResult {
+				e.cfg.Security.Created(ctx, sess, c.created)
+			}
+		}()
+	}
 	switch {
+	case c.security != nil:
+		return e.cfg.Security.Statement(ctx, sess, c.security)
 	case c.sel != nil:
-		return e.executeSelect(ctx, c, opts)
+		// Storage adds client warnings (tombstone_warn_threshold) to
+		// the request's collector.
+		ctx, warns := cqlerr.WithWarnings(ctx)
+		res, err := e.executeSelect(ctx, c, opts)
+		if w := warns.List(); res != nil && len(w) > 0 {
+			res.Warnings = append(res.Warnings, w...)
+		}
+		return res, err
 	case c.modify != nil:
 		return e.executeModify(ctx, c, opts)
 	case c.batch != nil:
 		return e.executeBatchPlan(ctx, c.batch, opts)
 	case c.ddl != nil:
 		return c.ddl(ctx, e)
+	case c.describe != nil:
+		return e.executeDescribe(c.describe, opts)
 	case c.use != "":
 		if sess != nil {
 			sess.Keyspace = c.use
@@ -292,14 +388,31 @@ func (e *Executor) schemaChanged(sc *SchemaChange) *Result {
 // compiled is a statement resolved against one schema version.
 type compiled struct {
 	schemaVersion [16]byte
-	bound         []ColumnSpec
-	pkIndexes     []uint16
+	// schema is the version the statement was compiled against (for
+	// user type lookups).
+	schema    *schema.Schema
+	bound     []ColumnSpec
+	pkIndexes []uint16
 
 	sel    *selectPlan
 	modify *modifyPlan
 	batch  *batchPlan
 	ddl    func(ctx context.Context, e *Executor) (*Result, error)
 	use    string
+	// describe is a DESCRIBE statement (describe.go).
+	describe *describePlan
+	// security is a role or permission statement run by Config.Security.
+	security cql.Statement
+	// checks are the permissions the statement needs (with a Security);
+	// created is the resource its success creates (security.go).
+	checks  []permCheck
+	created string
+	// stmt and keyspace are the statement as parsed and the session's
+	// keyspace (for guardrails.go).
+	stmt     cql.Statement
+	keyspace string
+	// part is the partitioner, for token() used as a value (terms.go).
+	part Partitioner
 }
 
 func (c *compiled) resultColumns() []ColumnSpec {
@@ -312,7 +425,7 @@ func (c *compiled) resultColumns() []ColumnSpec {
 // compile resolves stmt against the current schema.
 func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, error) {
 	s := e.cfg.Schema.Current()
-	c := &compiled{schemaVersion: s.Version}
+	c := &compiled{schemaVersion: s.Version, schema: s, stmt: stmt, keyspace: keyspace, part: e.cfg.Partitioner}
 	var err error
 	switch st := stmt.(type) {
 	case *cql.Select:
@@ -340,8 +453,50 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 		err = e.compileCreateTable(c, st, keyspace)
 	case *cql.DropTable:
 		err = e.compileDropTable(c, st, keyspace)
+	case *cql.CreateType:
+		err = e.compileCreateType(c, st, keyspace)
+	case *cql.AlterType:
+		err = e.compileAlterType(c, st, keyspace)
+	case *cql.DropType:
+		err = e.compileDropType(c, st, keyspace)
+	case *cql.AlterTable:
+		err = e.compileAlterTable(c, st, keyspace)
 	case *cql.Truncate:
 		err = e.compileTruncate(c, s, st, keyspace)
+	case *cql.CreateIndex:
+		err = e.compileCreateIndex(c, s, st, keyspace)
+	case *cql.DropIndex:
+		err = e.compileDropIndex(c, st, keyspace)
+	case *cql.CreateMaterializedView:
+		err = e.compileCreateView(c, s, st, keyspace)
+	case *cql.DropMaterializedView:
+		err = e.compileDropView(c, st, keyspace)
+	case *cql.AlterMaterializedView:
+		err = e.compileAlterView(c, st, keyspace)
+	case *cql.CreateFunction:
+		err = e.compileCreateFunction(c, st)
+	case *cql.CreateAggregate:
+		err = e.compileCreateAggregate(c, s, st, keyspace)
+	case *cql.DropFunction:
+		err = e.compileDropFunction(c, "Function", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
+	case *cql.DropAggregate:
+		err = e.compileDropFunction(c, "Aggregate", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
+	case *cql.CreateTrigger:
+		err = e.compileCreateTrigger(c, s, st, keyspace)
+	case *cql.DropTrigger:
+		err = e.compileDropTrigger(c, st, keyspace)
+	case *cql.CreateRole, *cql.AlterRole, *cql.DropRole, *cql.CreateUser, *cql.AlterUser, *cql.DropUser,
+		*cql.GrantPermissions, *cql.RevokePermissions, *cql.GrantRole, *cql.RevokeRole,
+		*cql.ListPermissions, *cql.ListRoles, *cql.ListUsers, *cql.AddIdentity, *cql.DropIdentity:
+		if e.cfg.Security == nil {
+			if err := compileSecurity(stmt); err != nil {
+				return nil, err
+			}
+			return nil, cqlerr.NotImplemented(cql.StatementName(stmt))
+		}
+		c.security = stmt
+	case *cql.Describe:
+		c.describe = &describePlan{st: st, keyspace: keyspace}
 	case *cql.Unsupported:
 		return nil, cqlerr.NotImplemented(st.Feature)
 	default:
@@ -349,6 +504,10 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e.cfg.Security != nil {
+		c.checks = requiredChecks(s, stmt, keyspace)
+		c.created = createdResource(stmt, keyspace)
 	}
 	return c, nil
 }
@@ -384,26 +543,7 @@ func columnOf(t *schema.Table, name string) (*schema.Column, error) {
 
 // quoteIdentIfNeeded quotes identifiers the way Cassandra prints them in
 // messages (ColumnIdentifier.toCQLString).
-func quoteIdentIfNeeded(name string) string {
-	simple := name != ""
-	for i, r := range name {
-		if !(r >= 'a' && r <= 'z' || r == '_' || (i > 0 && r >= '0' && r <= '9')) {
-			simple = false
-			break
-		}
-	}
-	if simple {
-		return name
-	}
-	out := []byte{'"'}
-	for i := 0; i < len(name); i++ {
-		if name[i] == '"' {
-			out = append(out, '"')
-		}
-		out = append(out, name[i])
-	}
-	return string(append(out, '"'))
-}
+func quoteIdentIfNeeded(name string) string { return cql.MaybeQuote(name) }
 
 // spec returns the bind/result spec of a column.
 func spec(t *schema.Table, name string, typ *types.Type) ColumnSpec {

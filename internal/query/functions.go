@@ -2,9 +2,10 @@ package query
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"math"
 	"math/big"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,8 +80,21 @@ func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) 
 		if err := arity(1); err != nil {
 			return nil, err
 		}
-		in := argType(0, types.TimestampType)
-		if in.Kind != types.Timeuuid && in.Kind != types.Timestamp && in.Kind != types.Date {
+		def := types.TimestampType
+		if name == "totimestamp" || name == "to_timestamp" {
+			def = types.DateType
+		}
+		in := argType(0, def)
+		// TimeFcts: toDate(timeuuid|timestamp), toTimestamp(timeuuid|date),
+		// toUnixTimestamp(timeuuid|timestamp|date).
+		ok := in.Kind == types.Timeuuid || in.Kind == types.Timestamp || in.Kind == types.Date
+		switch name {
+		case "todate", "to_date":
+			ok = ok && in.Kind != types.Date
+		case "totimestamp", "to_timestamp":
+			ok = ok && in.Kind != types.Timestamp
+		}
+		if !ok {
 			return nil, badArg(0, types.TimeuuidType)
 		}
 		var ret *types.Type
@@ -327,17 +341,20 @@ func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) 
 			return floorTime(in, a)
 		}}, nil
 	case "tojson", "to_json":
-		if err := arity(1); err != nil {
-			return nil, err
+		// ToJsonFct's FunctionFactory (5.0): one parameter of any type.
+		if len(argTypes) != 1 {
+			return nil, cqlerr.Invalidf("Invalid number of arguments for function system.%s(any)", name)
 		}
 		in := argType(0, nil)
 		if in == nil && len(raw) > 0 {
 			in = literalTypeOf(raw[0])
 		}
 		if in == nil {
-			return nil, cqlerr.Invalidf("toJson() argument %s type cannot be inferred", selName(raw[0]))
+			return nil, cqlerr.Invalidf("Cannot infer type of argument %s in call to function system.%s(any): use type casts to disambiguate", selName(raw[0]), name)
 		}
-		return &nativeFn{name: "tojson", params: []*types.Type{in}, ret: types.TextType, calledOnNull: true,
+		// ToJsonFct registers to_json and its pre-5.0 name tojson; the
+		// result column is named after the one called.
+		return &nativeFn{name: name, params: []*types.Type{in}, ret: types.TextType, calledOnNull: true,
 			exec: func(_ *evalCtx, a [][]byte) ([]byte, error) { return []byte(types.ToJSON(in, a[0])), nil }}, nil
 	}
 	if f, ok, err := resolveMask(name, raw, argTypes); ok {
@@ -522,52 +539,87 @@ func addDuration(t *types.Type, x, d []byte, sub bool) ([]byte, error) {
 	if sub {
 		months, days, nanos = -months, -days, -nanos
 	}
-	var tm time.Time
 	if t.Kind == types.Date {
 		dd, err := types.DecodeDate(x)
 		if err != nil {
 			return nil, err
 		}
 		if nanos != 0 {
-			return nil, cqlerr.Invalidf("The duration must have a millisecond precision. Was: %s", types.Format(types.DurationType, d))
+			return nil, cqlerr.Invalidf("The duration must have a day precision. Was: %s", types.Format(types.DurationType, d))
 		}
-		tm = time.UnixMilli(dd * 86400000).UTC()
-		tm = tm.AddDate(0, int(months), int(days))
+		tm := plusMonths(time.UnixMilli(dd*86400000).UTC(), months).AddDate(0, 0, int(days))
 		return types.EncodeDate(floorDiv(tm.UnixMilli(), 86400000)), nil
+	}
+	if nanos%1e6 != 0 {
+		return nil, cqlerr.Invalidf("The duration must have a millisecond precision. Was: %s", types.Format(types.DurationType, d))
 	}
 	ms, err := types.DecodeBigint(x)
 	if err != nil {
 		return nil, err
 	}
-	tm = time.UnixMilli(ms).UTC().AddDate(0, int(months), int(days))
+	tm := plusMonths(time.UnixMilli(ms).UTC(), months).AddDate(0, 0, int(days))
 	return types.EncodeBigint(tm.UnixMilli() + nanos/1e6), nil
 }
 
-// castFunc returns the CAST conversion from one native type to another, or
-// nil when Cassandra's CastFcts has none.
-func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
-	if from.Kind == types.Counter {
-		from = types.BigintType
+// plusMonths is java.time's plusMonths: the day of month is clamped to the
+// length of the resulting month (January 31 + 1 month is February 28 or
+// 29), where Go's AddDate would overflow into March.
+func plusMonths(tm time.Time, months int32) time.Time {
+	if months == 0 {
+		return tm
 	}
+	y, m, d := tm.Date()
+	total := int64(y)*12 + int64(m-1) + int64(months)
+	ny, nm := floorDiv(total, 12), total-floorDiv(total, 12)*12+1
+	if last := time.Date(int(ny), time.Month(nm)+1, 0, 0, 0, 0, 0, time.UTC).Day(); d > last {
+		d = last
+	}
+	h, mi, sec := tm.Clock()
+	return time.Date(int(ny), time.Month(nm), d, h, mi, sec, tm.Nanosecond(), time.UTC)
+}
+
+// castFunc returns the CAST conversion from one native type to another, or
+// nil when Cassandra's CastFcts has none (casting a type to itself is a
+// no-op decided by the caller). The matrix is CastFcts.all():
+//
+//   - every number type (tinyint, smallint, int, bigint, counter, float,
+//     double, decimal, varint) to every other non-counter number type, with
+//     Java's Number conversions (castNumber);
+//   - numbers, inet, boolean, timeuuid, timestamp, date, time and uuid to
+//     ascii and text, by the type's toCQLLiteral (castText); ascii to text;
+//   - timeuuid to date and timestamp, timestamp to date, date to timestamp
+//     (TimeFcts' toDate/toTimestamp).
+//
+// Nothing casts from text, blob, duration or a collection, and nothing
+// casts to ascii from text.
+func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
 	switch {
 	case isNumeric(from) && isNumeric(to) && to.Kind != types.Counter:
 		return func(v []byte) ([]byte, error) {
 			if len(v) == 0 {
 				return nil, nil
 			}
-			n, err := decodeNum(from, v)
-			if err != nil {
-				return nil, err
-			}
-			return encodeNum(to, n)
+			return castNumber(from, to, v)
 		}
+	case to.Kind == types.Text && from.Kind == types.Ascii:
+		return func(v []byte) ([]byte, error) { return v, nil }
 	case to.Kind == types.Text || to.Kind == types.Ascii:
-		if from.IsCollection() || from.Kind == types.Tuple || from.Kind == types.UDT || from.Kind == types.Vector {
-			return nil
+		switch from.Kind {
+		case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Counter, types.Float, types.Double,
+			types.Decimal, types.Varint, types.Inet, types.Boolean, types.Timeuuid, types.Timestamp, types.Date,
+			types.Time, types.UUID:
+			return func(v []byte) ([]byte, error) {
+				if v == nil {
+					return nil, nil
+				}
+				return []byte(castText(from, v)), nil
+			}
 		}
-		return func(v []byte) ([]byte, error) { return []byte(castText(from, v)), nil }
 	case to.Kind == types.Date && (from.Kind == types.Timestamp || from.Kind == types.Timeuuid):
 		return func(v []byte) ([]byte, error) {
+			if len(v) == 0 {
+				return nil, nil
+			}
 			ms, err := toMillis(from, v)
 			if err != nil {
 				return nil, err
@@ -576,6 +628,9 @@ func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
 		}
 	case to.Kind == types.Timestamp && (from.Kind == types.Date || from.Kind == types.Timeuuid):
 		return func(v []byte) ([]byte, error) {
+			if len(v) == 0 {
+				return nil, nil
+			}
 			ms, err := toMillis(from, v)
 			if err != nil {
 				return nil, err
@@ -586,9 +641,67 @@ func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
 	return nil
 }
 
-// castText is the text form CAST(x AS text) produces (the type's
-// toString, which for floating point numbers is Java's).
+// castNumber converts a number as CastFcts does, with Java's Number
+// methods: byteValue/shortValue/intValue of a float or double go through
+// (int) (saturating, NaN is 0) and then truncate; longValue saturates for
+// floats and keeps the low 64 bits of varints and decimals; decimal results
+// are BigDecimal.valueOf(doubleValue()) (so CAST(1 AS decimal) is 1.0) and
+// varint results BigInteger.valueOf(longValue()).
+func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
+	n, err := decodeNum(from, v)
+	if err != nil {
+		return nil, err
+	}
+	floating := n.kind == types.Float || n.kind == types.Double
+	intValue := func() int32 {
+		if floating {
+			return javaF2I(n.f)
+		}
+		return int32(n.int64())
+	}
+	switch to.Kind {
+	case types.Tinyint:
+		return types.EncodeTinyint(int8(intValue())), nil
+	case types.Smallint:
+		return types.EncodeSmallint(int16(intValue())), nil
+	case types.Int:
+		return types.EncodeInt(intValue()), nil
+	case types.Bigint:
+		return types.EncodeBigint(n.int64()), nil
+	case types.Float:
+		switch n.kind {
+		case types.Float, types.Double:
+			return types.EncodeFloat(float32(n.f)), nil
+		case types.Varint, types.Decimal:
+			f, _ := n.r.Float32()
+			return types.EncodeFloat(f), nil
+		}
+		return types.EncodeFloat(float32(n.i)), nil
+	case types.Double:
+		return types.EncodeDouble(n.float()), nil
+	case types.Varint:
+		return types.EncodeVarint(big.NewInt(n.int64())), nil
+	case types.Decimal:
+		d := n.float()
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.",
+				strings.Trim(types.ToJSON(types.DoubleType, types.EncodeDouble(d)), `"`)[:1])
+		}
+		// BigDecimal.valueOf(double) is new BigDecimal(Double.toString(d)).
+		return types.ParseString(types.DecimalType, strings.Trim(types.ToJSON(types.DoubleType, types.EncodeDouble(d)), `"`))
+	}
+	return nil, cqlerr.Invalidf("%s is not a numeric type", to)
+}
+
+// castText is the text CAST(x AS text) produces: the input serializer's
+// toCQLLiteral, which is "null" for an empty value and otherwise its
+// toString (Java's for numbers, BigDecimal.toPlainString for decimals,
+// InetAddress.getHostAddress for inets, ISO 8601 with milliseconds and Z
+// for timestamps).
 func castText(t *types.Type, v []byte) string {
+	if len(v) == 0 {
+		return "null"
+	}
 	switch t.Kind {
 	case types.Float, types.Double:
 		return strings.Trim(types.ToJSON(t, v), `"`)
@@ -601,12 +714,59 @@ func castText(t *types.Type, v []byte) string {
 			return "true"
 		}
 		return "false"
-	case types.Blob:
-		return hex.EncodeToString(v)
+	case types.Decimal:
+		u, scale, err := types.DecodeDecimal(v)
+		if err != nil {
+			return types.Format(t, v)
+		}
+		return plainDecimal(u, scale)
+	case types.Inet:
+		return javaHostAddress(v)
 	case types.Text, types.Ascii:
 		return string(v)
 	}
 	return types.Format(t, v)
+}
+
+// plainDecimal is BigDecimal.toPlainString: no exponent, trailing zeros
+// kept, a negative scale written as zeros.
+func plainDecimal(u *big.Int, scale int32) string {
+	digits := new(big.Int).Abs(u).String()
+	sign := ""
+	if u.Sign() < 0 {
+		sign = "-"
+	}
+	switch {
+	case scale <= 0:
+		if u.Sign() == 0 {
+			return "0"
+		}
+		return sign + digits + strings.Repeat("0", int(-scale))
+	case int(scale) >= len(digits):
+		return sign + "0." + strings.Repeat("0", int(scale)-len(digits)) + digits
+	}
+	return sign + digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
+}
+
+// javaHostAddress is InetAddress.getHostAddress: dotted IPv4 (also for an
+// IPv4-mapped IPv6 address, which Java turns into an Inet4Address), and
+// IPv6 as eight uncompressed hex groups ("0:0:0:0:0:0:0:1").
+func javaHostAddress(v []byte) string {
+	ip := net.IP(v)
+	if len(v) == 4 || (len(v) == 16 && ip.To4() != nil) {
+		return ip.To4().String()
+	}
+	if len(v) != 16 {
+		return types.Format(types.InetType, v)
+	}
+	var b strings.Builder
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strconv.FormatUint(uint64(v[i])<<8|uint64(v[i+1]), 16))
+	}
+	return b.String()
 }
 
 func decodeFloatVector(t *types.Type, v []byte) ([]float32, error) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"hash"
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -15,8 +16,8 @@ import (
 )
 
 // Cassandra 5.0's dynamic data masking functions (cql3/functions/masking),
-// usable as selectors: mask_null, mask_replace, mask_inner, mask_outer and
-// mask_hash. (mask_default is not provided yet.)
+// usable as selectors: mask_null, mask_default, mask_replace, mask_inner,
+// mask_outer and mask_hash.
 
 func resolveMask(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*nativeFn, bool, error) {
 	argc := len(argTypes)
@@ -42,6 +43,25 @@ func resolveMask(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*
 		}
 		return &nativeFn{name: name, params: []*types.Type{t}, ret: t, calledOnNull: true,
 			exec: func(*evalCtx, [][]byte) ([]byte, error) { return nil, nil }}, true, nil
+	case "mask_default":
+		// DefaultMaskingFunction: the fixed AbstractType.getMaskedValue of
+		// the argument's type, whatever the argument (null included).
+		if argc != 1 {
+			return nil, true, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: 1 required but %d provided", name, argc)
+		}
+		t, err := in()
+		if err != nil {
+			return nil, true, err
+		}
+		v, ok := maskedValue(t)
+		if !ok {
+			// Cassandra fails here with a ServerError (getMaskedValue's
+			// UnsupportedOperationException); the mistake is the client's,
+			// so cqld answers Invalid with the same text.
+			return nil, true, cqlerr.Invalidf("There isn't a defined masked value for type %s", t)
+		}
+		return &nativeFn{name: name, params: []*types.Type{t}, ret: t, calledOnNull: true,
+			exec: func(*evalCtx, [][]byte) ([]byte, error) { return v, nil }}, true, nil
 	case "mask_replace":
 		if argc != 2 {
 			return nil, true, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: 2 required but %d provided", name, argc)
@@ -50,13 +70,10 @@ func resolveMask(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*
 		if err != nil {
 			return nil, true, err
 		}
+		// ReplaceMaskingFunction returns the replacement whatever the
+		// masked value, null included.
 		return &nativeFn{name: name, params: []*types.Type{t, t}, ret: t, calledOnNull: true,
-			exec: func(_ *evalCtx, a [][]byte) ([]byte, error) {
-				if a[0] == nil {
-					return nil, nil
-				}
-				return a[1], nil
-			}}, true, nil
+			exec: func(_ *evalCtx, a [][]byte) ([]byte, error) { return a[1], nil }}, true, nil
 	case "mask_inner", "mask_outer":
 		if argc != 3 && argc != 4 {
 			return nil, true, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: 3 required but %d provided", name, argc)
@@ -147,6 +164,66 @@ func resolveMask(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*
 			}}, true, nil
 	}
 	return nil, false, nil
+}
+
+// maskedValue is Cassandra's AbstractType.getMaskedValue: '****' for
+// strings, zero for numbers, false, the epoch for dates and times, the
+// zero uuid, 0.0.0.0, an empty blob or collection, and the masked value
+// of each component for tuples and UDTs. Other types (vectors) have none.
+func maskedValue(t *types.Type) ([]byte, bool) {
+	switch t.Kind {
+	case types.Ascii, types.Text:
+		return types.EncodeText("****"), true
+	case types.Boolean:
+		return types.EncodeBoolean(false), true
+	case types.Tinyint:
+		return types.EncodeTinyint(0), true
+	case types.Smallint:
+		return types.EncodeSmallint(0), true
+	case types.Int:
+		return types.EncodeInt(0), true
+	case types.Bigint, types.Counter, types.Timestamp:
+		return types.EncodeBigint(0), true
+	case types.Float:
+		return types.EncodeFloat(0), true
+	case types.Double:
+		return types.EncodeDouble(0), true
+	case types.Varint:
+		return types.EncodeVarint(new(big.Int)), true
+	case types.Decimal:
+		return types.EncodeDecimal(new(big.Int), 0), true
+	case types.Date:
+		return types.EncodeDate(0), true
+	case types.Time:
+		return types.EncodeTime(0), true
+	case types.Duration:
+		return types.EncodeDuration(0, 0, 0), true
+	case types.UUID:
+		return make([]byte, 16), true
+	case types.Timeuuid:
+		return boundTimeUUID(0, false), true // TimeUUID.minAtUnixMillis(0)
+	case types.Inet:
+		return make([]byte, 4), true
+	case types.Blob:
+		return []byte{}, true
+	case types.List:
+		return types.EncodeList(nil), true
+	case types.Set:
+		return types.EncodeSet(t.Params[0], nil), true
+	case types.Map:
+		return types.EncodeMap(t.Params[0], nil, nil), true
+	case types.Tuple, types.UDT:
+		comps := make([][]byte, len(t.Params))
+		for i, p := range t.Params {
+			v, ok := maskedValue(p)
+			if !ok {
+				return nil, false
+			}
+			comps[i] = v
+		}
+		return types.EncodeTuple(comps), true
+	}
+	return nil, false
 }
 
 // literalTypeOf is the preferred type of a constant selector (nil for any

@@ -2,27 +2,26 @@ package query
 
 import (
 	"bytes"
-	"encoding/json"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 )
 
-// fromJson() and the JSON-to-value conversion of Cassandra's
-// AbstractType.fromJSONObject: numbers may be given as JSON numbers or
-// strings, blobs as "0x…" strings, timestamps as strings or milliseconds,
-// collections as arrays/objects (map keys as strings, parsed as JSON for
-// non-text key types), tuples as arrays and UDTs as objects.
+// fromJson() and INSERT JSON. The JSON-to-value conversion is Cassandra's
+// AbstractType.fromJSONObject, implemented once in types.FromJSON.
 
-func (c *compiled) compileFromJSON(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
+// name is from_json or its pre-5.0 name fromjson (FromJsonFct registers
+// both), which messages and the failure's function name follow.
+func (c *compiled) compileFromJSON(name string, f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
 	if len(f.Args) != 1 {
-		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.fromjson: 1 required but %d provided", len(f.Args))
+		return nil, cqlerr.Invalidf("Invalid number of arguments for function system.%s(text)", name) // FunctionFactory
 	}
 	arg, err := c.compileTerm(f.Args[0], ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
-		Name: "arg0(system.fromjson)", Type: types.TextType}, now)
+		Name: "arg0(system." + name + ")", Type: types.TextType}, now)
 	if err != nil {
 		return nil, err
 	}
@@ -32,208 +31,171 @@ func (c *compiled) compileFromJSON(f *cql.FunctionCall, recv ColumnSpec, now fun
 		if err != nil || unset || b == nil {
 			return nil, unset, err
 		}
-		v, err := decodeJSON(b)
+		v, err := types.DecodeJSON(b)
 		if err != nil {
-			return nil, false, fromJSONFailure("Could not decode JSON string '%s': %s", b, err)
+			return nil, false, fromJSONFailure(name, "Could not decode JSON string '%s': %s", b, err)
 		}
-		out, err := jsonToValue(typ, v)
+		out, err := types.FromJSON(typ, v)
 		if err != nil {
-			return nil, false, fromJSONFailure("%s", cqlerr.As(err).Message)
+			return nil, false, fromJSONFailure(name, "%s", cqlerr.As(err).Message)
 		}
 		return out, false, nil
 	}, nil
 }
 
-func decodeJSON(b []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+func fromJSONFailure(name, format string, args ...any) error {
+	e := cqlerr.New(cqlerr.FunctionFailure, "execution of 'system."+name+"[text]' failed: "+format, args...)
+	e.Keyspace, e.Table = "system", name
+	return e
+}
+
+// jsonRow is an INSERT JSON document converted to column values.
+type jsonRow struct {
+	vals    map[string][]byte // present columns (nil value: explicit null)
+	err     error
+	present map[string]bool
+}
+
+// jsonInsert parses the JSON of one INSERT JSON statement. A bound JSON
+// value is parsed once per execution: every column's term asks for it, so
+// the last document is cached by its text.
+type jsonInsert struct {
+	table *schema.Table
+	arg   termFn
+	// unwritable columns cannot be written yet; giving them a value fails.
+	unwritable map[string]error
+
+	mu      sync.Mutex
+	lastDoc []byte
+	last    *jsonRow
+}
+
+func (j *jsonInsert) row(vals []Value) (*jsonRow, error) {
+	b, unset, err := j.arg(vals)
+	if err != nil {
 		return nil, err
 	}
-	if d.More() {
-		return nil, cqlerr.Invalidf("trailing data")
+	if b == nil && !unset {
+		return nil, cqlerr.Invalidf("Got null for INSERT JSON values")
 	}
-	return v, nil
+	j.mu.Lock()
+	if j.last != nil && bytes.Equal(j.lastDoc, b) {
+		r := j.last
+		j.mu.Unlock()
+		return r, r.err
+	}
+	j.mu.Unlock()
+	r := j.parse(b)
+	j.mu.Lock()
+	j.lastDoc, j.last = append([]byte(nil), b...), r
+	j.mu.Unlock()
+	return r, r.err
 }
 
-// jsonToValue converts a decoded JSON value to the serialized form of t.
-func jsonToValue(t *types.Type, v any) ([]byte, error) {
-	if v == nil {
-		return nil, nil
+func (j *jsonInsert) parse(doc []byte) *jsonRow {
+	r := &jsonRow{vals: map[string][]byte{}, present: map[string]bool{}}
+	v, err := types.DecodeJSON(doc)
+	if err == nil && v == nil {
+		r.err = cqlerr.Invalidf("Got null for INSERT JSON values")
+		return r
 	}
-	switch t.Kind {
-	case types.Text, types.Ascii:
-		s, ok := v.(string)
+	obj, ok := v.(*types.JSONObject)
+	if err != nil || !ok {
+		msg := "Cannot deserialize value of type `java.util.LinkedHashMap<java.lang.Object,java.lang.Object>`"
+		if err != nil {
+			msg = err.Error()
+		} else {
+			msg += " from " + types.JavaClassName(v) + " value"
+		}
+		r.err = cqlerr.Invalidf("Could not decode JSON string as a map: %s. (String was: %s)", msg, doc)
+		return r
+	}
+	obj = types.HandleCaseSensitivity(obj)
+	for _, col := range j.table.Columns {
+		e, ok := obj.Values[col.Name]
 		if !ok {
-			return nil, cqlerr.Invalidf("Expected a UTF-8 string, but got a %s: %v", jsonKind(v), v)
+			continue
 		}
-		return types.ParseString(t, s)
-	case types.Tinyint, types.Smallint, types.Int, types.Bigint, types.Counter, types.Varint,
-		types.Float, types.Double, types.Decimal:
-		switch x := v.(type) {
-		case json.Number:
-			return types.ParseString(t, string(x))
-		case string:
-			return types.ParseString(t, x)
+		r.present[col.Name] = true
+		if e == nil {
+			r.vals[col.Name] = nil
+			continue
 		}
-		return nil, cqlerr.Invalidf("Expected a number, but got a %s: %v", jsonKind(v), v)
-	case types.Boolean:
-		switch x := v.(type) {
-		case bool:
-			return types.EncodeBoolean(x), nil
-		case string:
-			if strings.EqualFold(x, "true") || strings.EqualFold(x, "false") {
-				return types.EncodeBoolean(strings.EqualFold(x, "true")), nil
-			}
+		if werr := j.unwritable[col.Name]; werr != nil {
+			r.err = werr
+			return r
 		}
-		return nil, cqlerr.Invalidf("Expected a boolean value, but got a %s: %v", jsonKind(v), v)
-	case types.Timestamp, types.Date, types.Time:
-		switch x := v.(type) {
-		case json.Number:
-			return types.ParseString(t, string(x))
-		case string:
-			return types.ParseString(t, x)
+		b, err := types.FromJSON(col.Type, e)
+		if err != nil {
+			r.err = cqlerr.Invalidf("Error decoding JSON value for %s: %s", col.Name, cqlerr.As(err).Message)
+			return r
 		}
-		return nil, cqlerr.Invalidf("Expected a string representation of a %s value, but got a %s: %v", t, jsonKind(v), v)
-	case types.Blob, types.UUID, types.Timeuuid, types.Inet, types.Duration, types.Custom:
-		s, ok := v.(string)
-		if !ok {
-			return nil, cqlerr.Invalidf("Expected a string representation of a %s value, but got a %s: %v", t, jsonKind(v), v)
+		r.vals[col.Name] = b
+	}
+	for _, k := range obj.Keys {
+		if j.table.Column(k) == nil {
+			r.err = cqlerr.Invalidf("JSON values map contains unrecognized column: %s", k)
+			return r
 		}
-		if t.Kind == types.Blob && !strings.HasPrefix(s, "0x") {
-			return nil, cqlerr.Invalidf("String representation of blob is missing 0x prefix: %s", s)
+	}
+	return r
+}
+
+// column returns the term of one column: its JSON value, or null (DEFAULT
+// NULL) / unset (DEFAULT UNSET) when the document omits it.
+func (j *jsonInsert) column(name string, defaultUnset bool) termFn {
+	return func(vals []Value) ([]byte, bool, error) {
+		r, err := j.row(vals)
+		if err != nil {
+			return nil, false, err
 		}
-		return types.ParseString(t, s)
-	case types.List, types.Set, types.Vector:
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, cqlerr.Invalidf("Expected a list, but got a %s: %v", jsonKind(v), v)
+		if !r.present[name] {
+			return nil, defaultUnset, nil
 		}
-		els := make([][]byte, len(arr))
-		for i, e := range arr {
-			if e == nil {
-				return nil, cqlerr.Invalidf("Invalid null element in %s", t)
-			}
-			b, err := jsonToValue(t.Params[0], e)
-			if err != nil {
-				return nil, err
-			}
-			els[i] = b
-		}
-		switch t.Kind {
-		case types.Set:
-			return types.EncodeSet(t.Params[0], els), nil
-		case types.Vector:
-			if len(els) != t.Dimension {
-				return nil, cqlerr.Invalidf("Invalid vector literal for %s; expected %d elements, but given %d", t, t.Dimension, len(els))
-			}
-			return types.EncodeVector(t, els), nil
-		}
-		return types.EncodeList(els), nil
-	case types.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, cqlerr.Invalidf("Expected a map, but got a %s: %v", jsonKind(v), v)
-		}
-		var ks, vs [][]byte
-		for k, e := range obj {
-			var kv any = k
-			if kt := t.Params[0].Kind; kt != types.Text && kt != types.Ascii {
-				if d, err := decodeJSON([]byte(k)); err == nil {
-					kv = d
-				}
-			}
-			kb, err := jsonToValue(t.Params[0], kv)
-			if err != nil {
-				return nil, err
-			}
-			if e == nil {
-				return nil, cqlerr.Invalidf("Invalid null value in map")
-			}
-			vb, err := jsonToValue(t.Params[1], e)
-			if err != nil {
-				return nil, err
-			}
-			ks, vs = append(ks, kb), append(vs, vb)
-		}
-		return types.EncodeMap(t.Params[0], ks, vs), nil
-	case types.Tuple:
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, cqlerr.Invalidf("Expected a list representation of a tuple, but got a %s: %v", jsonKind(v), v)
-		}
-		if len(arr) > len(t.Params) {
-			return nil, cqlerr.Invalidf("Tuple contains extra items (expected %d): %v", len(t.Params), v)
-		}
-		parts := make([][]byte, len(t.Params))
-		for i, e := range arr {
-			b, err := jsonToValue(t.Params[i], e)
-			if err != nil {
-				return nil, err
-			}
-			parts[i] = b
-		}
-		return types.EncodeTuple(parts), nil
-	case types.UDT:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, cqlerr.Invalidf("Expected a map, but got a %s: %v", jsonKind(v), v)
-		}
-		parts := make([][]byte, len(t.Params))
-		seen := 0
-		for i, name := range t.FieldNames {
-			key := name
-			if _, ok := obj[key]; !ok && name != strings.ToLower(name) {
-				key = `"` + name + `"`
-			}
-			e, ok := obj[key]
-			if !ok {
+		return r.vals[name], false, nil
+	}
+}
+
+// compileInsertJSON compiles INSERT INTO t JSON '...' | ? [DEFAULT NULL |
+// DEFAULT UNSET], as Cassandra's UpdateStatement.ParsedInsertJson: every
+// column of the table gets the document's value; key columns become
+// equality restrictions (a missing one fails as a null key would).
+func (e *Executor) compileInsertJSON(c *compiled, t *schema.Table, st *cql.Insert) error {
+	if t.IsCounter {
+		return cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+	}
+	arg, err := c.compileTerm(st.Json, ColumnSpec{Keyspace: t.Keyspace, Table: t.Name, Name: "[json]", Type: types.TextType}, e.now)
+	if err != nil {
+		return err
+	}
+	j := &jsonInsert{table: t, arg: arg, unwritable: map[string]error{}}
+	defaultUnset := st.JsonDefault == "unset"
+	p := &modifyPlan{table: t, insert: true, pk: make([]*keyVals, len(t.PartitionKey)), ck: make([]*keyVals, len(t.Clustering))}
+	if err := c.compileUsing(p, st.Using, e.now); err != nil {
+		return err
+	}
+	for _, col := range t.Columns {
+		f := j.column(col.Name, defaultUnset)
+		switch col.Kind {
+		case schema.PartitionKey:
+			p.pk[col.Position] = &keyVals{fns: []termFn{f}}
+		case schema.Clustering:
+			p.ck[col.Position] = &keyVals{fns: []termFn{f}}
+		default:
+			if err := checkWritable(col); err != nil {
+				j.unwritable[col.Name] = err
 				continue
 			}
-			seen++
-			b, err := jsonToValue(t.Params[i], e)
-			if err != nil {
-				return nil, err
-			}
-			parts[i] = b
+			p.ops = append(p.ops, columnOp{col: col, kind: opSet, value: f})
 		}
-		if seen != len(obj) {
-			for k := range obj {
-				found := false
-				for _, n := range t.FieldNames {
-					if n == k || `"`+n+`"` == k {
-						found = true
-					}
-				}
-				if !found {
-					return nil, cqlerr.Invalidf("Unknown field '%s' in value of user defined type %s", k, t.Name)
-				}
-			}
+	}
+	if st.IfNotExists {
+		if err := checkConditional(t, p, st.Using, "updates"); err != nil {
+			return err
 		}
-		return types.EncodeTuple(parts), nil
+		p.cas = &casSpec{ifNotExists: true}
 	}
-	return nil, cqlerr.Invalidf("JSON is not supported for type %s", t)
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "String"
-	case json.Number:
-		return "Number"
-	case bool:
-		return "Boolean"
-	case []any:
-		return "ArrayList"
-	case map[string]any:
-		return "LinkedHashMap"
-	}
-	return "Object"
-}
-
-func fromJSONFailure(format string, args ...any) error {
-	e := cqlerr.New(cqlerr.FunctionFailure, "execution of 'system.fromjson[text]' failed: "+format, args...)
-	e.Keyspace, e.Table = "system", "fromjson"
-	return e
+	c.modify = p
+	c.pkIndexes = nil
+	return nil
 }

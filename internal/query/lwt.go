@@ -82,12 +82,15 @@ func (cs *casSpec) staticOnly() bool {
 
 // condition is one IF condition.
 type condition struct {
-	col   *schema.Column
-	elem  termFn // m[k] / l[i], or nil
-	op    cql.Operator
-	value termFn   // every operator but IN
-	in    []termFn // IN (a, b)
-	inM   termFn   // IN ?
+	col  *schema.Column
+	elem termFn // m[k] / l[i], or nil
+	// hasField marks a condition on field number field of a UDT column.
+	hasField bool
+	field    int
+	op       cql.Operator
+	value    termFn   // every operator but IN
+	in       []termFn // IN (a, b)
+	inM      termFn   // IN ?
 	// typ is the type of the compared value (the column's, or the
 	// element's for element conditions).
 	typ *types.Type
@@ -124,11 +127,22 @@ func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql
 		if col.IsPrimaryKey() {
 			return nil, cqlerr.Invalidf("PRIMARY KEY column '%s' cannot have IF conditions", col.Name)
 		}
-		if rc.Field != "" {
-			return nil, cqlerr.NotImplemented("conditions on UDT fields")
-		}
 		cd := condition{col: col, op: rc.Op, typ: col.Type}
 		valSpec := spec(t, col.Name, col.Type)
+		inName := col.Name
+		if rc.Field != "" {
+			// Cassandra's ColumnCondition.Raw.prepare for udtField.
+			if col.Type.Kind != types.UDT {
+				return nil, cqlerr.Invalidf("Invalid field selection: %s of type %s is not a user type", col.Name, col.Type)
+			}
+			i := fieldIndex(col.Type, rc.Field)
+			if i < 0 {
+				return nil, cqlerr.Invalidf("Unknown field %s for column %s", rc.Field, col.Name)
+			}
+			cd.hasField, cd.field = true, i
+			valSpec = fieldSpec(valSpec, i)
+			cd.typ, inName = valSpec.Type, valSpec.Name
+		}
 		if rc.Element != nil {
 			if !isCollection(col.Type) {
 				return nil, cqlerr.Invalidf("Invalid element access syntax for non-collection column %s", col.Name)
@@ -142,11 +156,17 @@ func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql
 			}
 			valSpec, cd.typ = vs, vs.Type
 		}
+		if err := checkDurationSlice(cd.typ, rc.Op, "conditions", "durations"); err != nil {
+			if cd.typ.Kind == types.Duration {
+				return nil, cqlerr.Invalidf("Slice conditions ( %s ) are not supported on durations", rc.Op)
+			}
+			return nil, err
+		}
 		switch rc.Op {
 		case cql.OpIn:
 			if rc.InMarker != nil {
 				recv := valSpec
-				recv.Name, recv.Type = "in("+col.Name+")", types.ListOf(valSpec.Type, false)
+				recv.Name, recv.Type = "in("+inName+")", types.ListOf(valSpec.Type, false)
 				if cd.inM, err = c.compileTerm(rc.InMarker, recv, now); err != nil {
 					return nil, err
 				}
@@ -160,8 +180,11 @@ func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql
 				cd.in = append(cd.in, f)
 			}
 		case cql.OpContains, cql.OpContainsKey:
+			if rc.Op == cql.OpContainsKey && cd.typ.Kind != types.Map {
+				return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", valSpec.Name)
+			}
 			if !isCollection(cd.typ) {
-				return nil, cqlerr.Invalidf("Cannot use %s on non-collection column %s", rc.Op, col.Name)
+				return nil, cqlerr.Invalidf("Cannot use %s on non-collection column %s", rc.Op, valSpec.Name)
 			}
 			et, name := cd.typ.Params[0], "value("+col.Name+")"
 			if cd.typ.Kind == types.Map && rc.Op == cql.OpContains {
@@ -169,7 +192,7 @@ func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql
 			}
 			if rc.Op == cql.OpContainsKey {
 				if cd.typ.Kind != types.Map {
-					return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
+					return nil, cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", valSpec.Name)
 				}
 				name = "key(" + col.Name + ")"
 			}
@@ -232,6 +255,7 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		return nil, err
 	}
 	defer unlock()
+	ctx = withPartitionsLocked(ctx)
 	nowSec := e.now().Unix()
 	var cks [][][]byte
 	for _, tg := range targets {
@@ -258,7 +282,16 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		}
 	}
 	if !applied {
-		return casFailure(t, plans, targets, cur, batch)
+		// With static conditions only, CQL3CasRequest.readCommand reads
+		// the first live row of the partition (limit 1), which the
+		// failure result shows.
+		var first *mutation.Partition
+		if len(t.Clustering) > 0 && !casHasRowConditions(plans, targets) {
+			if first, err = e.readFirstRow(ctx, t, key, token, nowSec); err != nil {
+				return nil, err
+			}
+		}
+		return casFailure(t, plans, targets, cur, first, batch)
 	}
 	// Apply every statement at one timestamp.
 	ts := e.timestamp()
@@ -280,7 +313,7 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		byTable = append(byTable, ups...)
 	}
 	if len(byTable) > 0 {
-		if err := e.cfg.Coordinator.Mutate(ctx, t, Consistency(bopts.Consistency), mergeUpdates(byTable)); err != nil {
+		if err := e.mutate(ctx, t, Consistency(bopts.Consistency), mergeUpdates(byTable)); err != nil {
 			return nil, err
 		}
 	}
@@ -426,6 +459,9 @@ func (cd *condition) current(t *schema.Table, r *outRow, vals []Value) ([]byte, 
 	}
 	if r == nil {
 		return nil, nil
+	}
+	if cd.hasField {
+		return udtFieldValue(r.value(t, cd.col), cd.field), nil
 	}
 	return r.value(t, cd.col), nil
 }
@@ -582,7 +618,7 @@ func casResult(t *schema.Table, applied bool, cols []*schema.Column, rows []*out
 
 // casFailure is the result of a conditional write that did not apply:
 // Cassandra's buildCasFailureResultSet.
-func casFailure(t *schema.Table, plans []*modifyPlan, targets []casTarget, cur *mutation.Partition, batch bool) (*Result, error) {
+func casFailure(t *schema.Table, plans []*modifyPlan, targets []casTarget, cur, first *mutation.Partition, batch bool) (*Result, error) {
 	wildcard := false
 	var condCols []*schema.Column
 	seen := map[*schema.Column]bool{}
@@ -609,21 +645,39 @@ func casFailure(t *schema.Table, plans []*modifyPlan, targets []casTarget, cur *
 	default:
 		cols = condCols
 	}
+	// CQL3CasRequest reads the rows of the statements with row conditions
+	// (regular columns, or EXISTS with a full clustering) and the static
+	// row for static conditions; buildCasFailureResultSet then runs
+	// SelectStatement.processPartition: one row per clustering row read,
+	// the static values joined in, and the static row alone only when no
+	// clustering row was read.
 	var rows []*outRow
 	done := map[string]bool{}
-	staticCond := false
-	for _, c := range condCols {
-		if c.Kind == schema.Static {
-			staticCond = true
+	readStatic := false
+	for i, p := range plans {
+		if p.cas == nil {
+			continue
 		}
-	}
-	for _, tg := range targets {
+		tg := targets[i]
+		rowCond := false
+		for _, cd := range p.cas.conds {
+			if cd.col.Kind == schema.Static {
+				readStatic = true
+			} else {
+				rowCond = true
+			}
+		}
+		if p.cas.ifExists || p.cas.ifNotExists {
+			if tg.ck == nil {
+				readStatic = true
+			} else {
+				rowCond = true
+			}
+		}
+		if !rowCond || tg.ck == nil {
+			continue
+		}
 		r := casRow(t, cur, tg)
-		if r == nil && staticCond && !wildcard {
-			// The row is absent but the conditioned statics exist: they
-			// are returned alone, with a null clustering.
-			r = casRow(t, cur, casTarget{})
-		}
 		if r == nil {
 			continue
 		}
@@ -634,8 +688,57 @@ func casFailure(t *schema.Table, plans []*modifyPlan, targets []casTarget, cur *
 		done[id] = true
 		rows = append(rows, r)
 	}
+	if first != nil && len(first.Rows) > 0 {
+		// Static conditions only: the first live row, statics joined.
+		if key, err := mutation.SplitCompositeKey(first.Key, len(t.PartitionKey)); err == nil {
+			fr := first.Rows[0]
+			rows = append(rows, &outRow{key: key, token: first.Token, static: staticOf(first), clustering: fr.Clustering, cells: fr.Cells})
+		}
+	}
+	if len(rows) == 0 && readStatic {
+		if r := casRow(t, cur, casTarget{}); r != nil {
+			rows = append(rows, r)
+		}
+	}
 	sort.SliceStable(rows, func(i, j int) bool { return t.CompareClustering(rows[i].clustering, rows[j].clustering) < 0 })
 	return casResult(t, false, cols, rows), nil
+}
+
+// casHasRowConditions reports whether a conditional statement has
+// conditions on a row (regular columns, or IF [NOT] EXISTS with a full
+// clustering) rather than on the static row only.
+func casHasRowConditions(plans []*modifyPlan, targets []casTarget) bool {
+	for i, p := range plans {
+		if p.cas == nil {
+			continue
+		}
+		if (p.cas.ifExists || p.cas.ifNotExists) && targets[i].ck != nil {
+			return true
+		}
+		for _, cd := range p.cas.conds {
+			if cd.col.Kind != schema.Static {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readFirstRow reads the first live row of a partition (and its static
+// row).
+func (e *Executor) readFirstRow(ctx context.Context, t *schema.Table, key []byte, token, nowSec int64) (*mutation.Partition, error) {
+	cmd := &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec, RowLimit: 1}
+	parts, err := e.cfg.Coordinator.Read(ctx, t, One, cmd)
+	if err != nil {
+		return nil, err
+	}
+	parts = dropShadowed(t, parts)
+	for i := range parts {
+		if bytes.Equal(parts[i].Key, key) {
+			return &parts[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // selectStarOrder is Cassandra's "SELECT *" column order: partition key,

@@ -61,8 +61,13 @@ func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspac
 	if err != nil {
 		return nil, err
 	}
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) {
+	// system_auth's tables are stored and, as in Cassandra, writable
+	// (with MODIFY on them when an authorizer is configured).
+	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && t.Keyspace != schema.SystemAuthKeyspace {
 		return nil, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
+	}
+	if t.IsView() {
+		return nil, cqlerr.Invalidf("Cannot directly modify a materialized view")
 	}
 	return t, nil
 }
@@ -92,7 +97,7 @@ func (e *Executor) compileInsert(c *compiled, s *schema.Schema, st *cql.Insert, 
 		return err
 	}
 	if st.Json != nil {
-		return cqlerr.NotImplemented("INSERT JSON")
+		return e.compileInsertJSON(c, t, st)
 	}
 	if t.IsCounter {
 		return cqlerr.Invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
@@ -191,8 +196,8 @@ func pkIndexesFromWhere(t *schema.Table, where []cql.Relation) []uint16 {
 }
 
 func checkWritable(col *schema.Column) error {
-	if col.Type.IsMultiCell() && !isCollection(col.Type) {
-		return cqlerr.NotImplemented("writing non-frozen collection or UDT columns")
+	if col.Type.IsMultiCell() && !isCollection(col.Type) && col.Type.Kind != types.UDT {
+		return cqlerr.NotImplemented("writing non-frozen " + col.Type.Kind.String() + " columns")
 	}
 	return nil
 }
@@ -235,6 +240,9 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 	p.pk = make([]*keyVals, len(t.PartitionKey))
 	p.ck = make([]*keyVals, len(t.Clustering))
 	for _, r := range where {
+		if r.Index != nil {
+			return cqlerr.Invalidf(msgCustomExprInModify)
+		}
 		if r.Token {
 			return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", tokenString(r))
 		}
@@ -370,7 +378,7 @@ func expandValues(col *schema.Column, kv *keyVals, vals []Value) ([][]byte, erro
 			}
 			for _, el := range els {
 				if err := types.Validate(col.Type, el); err != nil {
-					return nil, cqlerr.Invalidf("Exception while binding column %s: %s", col.Name, cqlerr.As(err).Message)
+					return nil, cqlerr.Invalidf("%s", cqlerr.As(err).Message)
 				}
 			}
 			out = append(out, els...)
@@ -536,7 +544,15 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 			return cqlerr.Invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", col.Name)
 		}
 		if tg.Field != "" {
-			return cqlerr.NotImplemented("deleting UDT fields")
+			op, err := compileFieldDeletion(col, tg.Field)
+			if err != nil {
+				return err
+			}
+			if col.Kind == schema.Regular {
+				staticOnly = false
+			}
+			p.ops = append(p.ops, op)
+			continue
 		}
 		if col.Kind == schema.Regular {
 			staticOnly = false
@@ -555,7 +571,7 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		p.ops = append(p.ops, columnOp{col: col, kind: opDelete, delete: true})
 	}
 	p.deleteRow = len(st.Targets) == 0
-	if err := c.compileWhereKeys(p, st.Where, p.deleteRow, e.now); err != nil {
+	if err := c.compileWhereKeys(p, st.Where, true, e.now); err != nil {
 		return err
 	}
 	var missing []string
@@ -583,13 +599,10 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		}
 		return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[n].Name, p.ckSlice.col.Name)
 	}
-	if !p.deleteRow && n < len(p.ck) && !(staticOnly && n == 0) {
-		var miss []string
-		for i := n; i < len(p.ck); i++ {
-			miss = append(miss, t.Clustering[i].Name)
-		}
-		return cqlerr.Invalidf("Some clustering keys are missing: %s", strings.Join(miss, ", "))
-	}
+	// Deleting columns of a range of rows (a slice, a clustering prefix,
+	// or no clustering for regular columns) fails when the deletion is
+	// built (DeleteStatement.addUpdateForKey), after the other checks.
+	rangeColumns := !p.deleteRow && (p.ckSlice != nil || n < len(p.ck) && !(staticOnly && n == 0))
 	if !p.deleteRow && staticOnly && n == 0 {
 		p.ck = nil
 	}
@@ -605,6 +618,9 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 			return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.Clustering[n].Name)
 		}
 		p.cas = cs
+	}
+	if rangeColumns {
+		return cqlerr.Invalidf("Range deletions are not supported for specific columns")
 	}
 	c.modify = p
 	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
@@ -900,6 +916,7 @@ func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options
 			return nil, err
 		}
 		defer unlock()
+		ctx = withPartitionsLocked(ctx)
 	}
 	w, err := e.writeParams(p, opts)
 	if err != nil {
@@ -912,7 +929,7 @@ func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options
 	if len(ups) == 0 {
 		return &Result{Kind: VoidResult}, nil
 	}
-	if err := e.cfg.Coordinator.Mutate(ctx, p.table, Consistency(opts.Consistency), ups); err != nil {
+	if err := e.mutate(ctx, p.table, Consistency(opts.Consistency), ups); err != nil {
 		return nil, err
 	}
 	return &Result{Kind: VoidResult}, nil
@@ -949,27 +966,35 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 	if bopts.HasTimestamp {
 		batchTS = bopts.Timestamp
 	}
+	// BatchStatement.validate (the USING TIMESTAMP checks of a textual
+	// batch ran when it was compiled).
 	conditional, reads := false, false
-	for i, p := range stmts {
-		if p.timestamp != nil && typ != cql.CounterBatch && bopts.HasTimestamp {
-			return nil, cqlerr.Invalidf("Timestamp must be set either on BATCH or individual statements")
-		}
-		if typ == cql.CounterBatch && !p.table.IsCounter {
-			return nil, cqlerr.Invalidf("Cannot include non-counter statement in a counter batch")
-		}
-		if typ != cql.CounterBatch && p.table.IsCounter {
-			return nil, cqlerr.Invalidf("Counter mutations are only allowed in COUNTER batches")
+	hasCounters, hasNonCounters := false, false
+	for _, p := range stmts {
+		if p.table.IsCounter {
+			hasCounters = true
+		} else {
+			hasNonCounters = true
 		}
 		if p.cas != nil {
 			conditional = true
 		}
-		if err := checkWriteConsistency(p, bopts); err != nil {
-			return nil, err
-		}
 		if p.needsRead() {
 			reads = true
 		}
-		_ = i
+	}
+	switch {
+	case typ == cql.CounterBatch && hasNonCounters:
+		return nil, cqlerr.Invalidf("Cannot include non-counter statement in a counter batch")
+	case hasCounters && hasNonCounters:
+		return nil, cqlerr.Invalidf("Counter and non-counter mutations cannot exist in the same batch")
+	case typ == cql.LoggedBatch && hasCounters:
+		return nil, cqlerr.Invalidf("Cannot include a counter statement in a logged batch")
+	}
+	for _, p := range stmts {
+		if err := checkWriteConsistency(p, bopts); err != nil {
+			return nil, err
+		}
 	}
 	if conditional {
 		return e.executeCAS(ctx, stmts, opts, bopts, true /* batch */)
@@ -980,6 +1005,7 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 			return nil, err
 		}
 		defer unlock()
+		ctx = withPartitionsLocked(ctx)
 	}
 	build := func(i int) ([]*mutation.PartitionUpdate, error) {
 		p := stmts[i]
@@ -993,42 +1019,50 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 		}
 		return e.buildUpdates(ctx, p, &o, w)
 	}
-	if reads {
-		// Statements are applied one by one below; evaluate them all first
-		// so that a rejected batch writes nothing.
-		for i := range stmts {
-			if _, err := build(i); err != nil {
-				return nil, err
-			}
-		}
-	}
-	byTable := map[*schema.Table][]*mutation.PartitionUpdate{}
-	var order []*schema.Table
+	// Evaluate every statement before writing anything, so that a
+	// rejected batch writes nothing. Statements that read before writing
+	// are built again, one by one, below: each must see what the previous
+	// ones wrote.
+	var tables []batchTable
+	index := map[*schema.Table]int{}
 	for i, p := range stmts {
 		ups, err := build(i)
 		if err != nil {
 			return nil, err
 		}
-		if reads {
+		j, ok := index[p.table]
+		if !ok {
+			j = len(tables)
+			index[p.table] = j
+			tables = append(tables, batchTable{t: p.table})
+		}
+		tables[j].ups = append(tables[j].ups, ups...)
+	}
+	warns, err := e.checkBatch(typ, tables)
+	if err != nil {
+		return nil, err
+	}
+	if reads {
+		for i, p := range stmts {
+			ups, err := build(i)
+			if err != nil {
+				return nil, err
+			}
 			if len(ups) > 0 {
-				if err := e.cfg.Coordinator.Mutate(ctx, p.table, Consistency(bopts.Consistency), ups); err != nil {
+				if err := e.mutate(ctx, p.table, Consistency(bopts.Consistency), ups); err != nil {
 					return nil, err
 				}
 			}
-			continue
 		}
-		if _, ok := byTable[p.table]; !ok {
-			order = append(order, p.table)
-		}
-		byTable[p.table] = append(byTable[p.table], ups...)
+		return &Result{Kind: VoidResult, Warnings: warns}, nil
 	}
-	for _, t := range order {
-		if len(byTable[t]) == 0 {
+	for _, bt := range tables {
+		if len(bt.ups) == 0 {
 			continue
 		}
-		if err := e.cfg.Coordinator.Mutate(ctx, t, Consistency(bopts.Consistency), byTable[t]); err != nil {
+		if err := e.mutate(ctx, bt.t, Consistency(bopts.Consistency), bt.ups); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Kind: VoidResult}, nil
+	return &Result{Kind: VoidResult, Warnings: warns}, nil
 }

@@ -112,7 +112,7 @@ func assignmentText(a cql.Assignment) string {
 func (c *compiled) compileAssignment(t *schema.Table, col *schema.Column, a cql.Assignment, now nowFunc) (columnOp, error) {
 	typ := col.Type
 	if a.Field != "" {
-		return columnOp{}, cqlerr.NotImplemented("UDT field assignments")
+		return c.compileFieldAssignment(t, col, a, now)
 	}
 	if a.Element != nil {
 		if !isCollection(typ) {
@@ -163,7 +163,7 @@ func (c *compiled) compileAssignment(t *schema.Table, col *schema.Column, a cql.
 				recv = types.SetOf(typ.Params[0], false)
 			}
 		case typ.Kind == types.Counter:
-		case typ.Kind == types.Tuple:
+		case typ.Kind == types.Tuple || typ.Kind == types.UDT:
 			return columnOp{}, cqlerr.Invalidf("Invalid operation (%s) for tuple column %s", assignmentText(a), col.Name)
 		default:
 			return columnOp{}, cqlerr.Invalidf("Invalid operation (%s) for non counter column %s", assignmentText(a), col.Name)
@@ -247,6 +247,7 @@ func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, key []byte,
 	if err != nil {
 		return nil, err
 	}
+	parts = dropShadowed(t, parts)
 	for i := range parts {
 		if bytes.Equal(parts[i].Key, key) {
 			return &parts[i], nil
@@ -459,6 +460,8 @@ func listPath(cells []mutation.Cell, idx []byte, nullMsg string) ([]byte, error)
 func (e *Executor) addElements(out []mutation.Cell, cw cellWriter, b []byte, prepend bool) ([]mutation.Cell, error) {
 	typ := cw.col.Type
 	switch typ.Kind {
+	case types.UDT:
+		return addUDTFields(out, cw, b)
 	case types.Map:
 		ks, vs, err := types.DecodeMap(b)
 		if err != nil {

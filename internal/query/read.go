@@ -31,7 +31,8 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 	if r.p.table.Virtual {
 		return r.e.virtualRead(r.p.table, cmd)
 	}
-	return r.e.cfg.Coordinator.Read(r.ctx, r.p.table, r.cl, cmd)
+	parts, err := r.e.cfg.Coordinator.Read(r.ctx, r.p.table, r.cl, cmd)
+	return dropShadowed(r.p.table, parts), err
 }
 
 // read returns up to want rows starting at ps (nil: from the start), and
@@ -39,6 +40,9 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 func (r *reader) read(ps *pagingState, want int) ([]outRow, *pagingState, error) {
 	if r.p.pk != nil {
 		return r.readPartitions(ps, want)
+	}
+	if r.p.index != nil {
+		return r.readIndex(ps, want)
 	}
 	return r.readRange(ps, want)
 }
@@ -170,12 +174,9 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 	t := p.table
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if p.tokenLower != nil {
-		v, unset, err := evalInt64(p.tokenLower, r.vals)
+		v, err := evalTokenBound(p.tokenLower, r.vals)
 		if err != nil {
 			return nil, nil, err
-		}
-		if unset {
-			return nil, nil, cqlerr.Invalidf("Invalid unset value for token restriction")
 		}
 		lo = v
 		if p.tokenLowerIncl && lo > math.MinInt64 {
@@ -183,12 +184,9 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 		}
 	}
 	if p.tokenUpper != nil {
-		v, unset, err := evalInt64(p.tokenUpper, r.vals)
+		v, err := evalTokenBound(p.tokenUpper, r.vals)
 		if err != nil {
 			return nil, nil, err
-		}
-		if unset {
-			return nil, nil, cqlerr.Invalidf("Invalid unset value for token restriction")
 		}
 		hi = v
 		if !p.tokUpIncl {

@@ -34,6 +34,9 @@ type selectPlan struct {
 	ckTuple *tupleRestriction
 	// filters are evaluated on rows (ALLOW FILTERING).
 	filters []rowFilter
+	// index, when set, is the secondary index that finds candidate rows
+	// (a query without a full partition key).
+	index *indexPlan
 
 	selectors     []*selExpr
 	resultColumns []ColumnSpec
@@ -51,6 +54,8 @@ type selectPlan struct {
 	orderBy           bool
 	limit             termFn
 	perPartitionLimit termFn
+	// ann is the ORDER BY ... ANN OF of a vector search (see ann.go).
+	ann *annPlan
 }
 
 // rowFilter is one ALLOW FILTERING restriction.
@@ -63,6 +68,9 @@ type rowFilter struct {
 	mapKey termFn
 	// tuple is a multi-column slice checked row by row.
 	tuple *tupleRestriction
+	// analyze, when set, is the text analysis of the column's
+	// storage-attached index: equality compares analysed values.
+	analyze func([]byte) []byte
 }
 
 func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, keyspace string) error {
@@ -72,6 +80,9 @@ func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, 
 	}
 	p := &selectPlan{table: t, distinct: st.Distinct, json: st.Json, now: e.now}
 	if err := c.compileSelectors(p, st, e.now); err != nil {
+		return err
+	}
+	if err := c.bindAnnOrdering(p, st, e.now); err != nil {
 		return err
 	}
 	if err := c.compileRestrictions(p, st, e.now); err != nil {
@@ -169,6 +180,32 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) 
 	return nil
 }
 
+// checkDurationSlice refuses a slice (<, <=, >, >=) on a type that
+// references durations, which have no order: Cassandra's
+// SingleColumnRelation.newSliceRestriction ("Slice restrictions ...") and
+// ColumnCondition.Raw.validateOperationOnDurations ("Slice conditions
+// ..."). what is "restrictions" or "conditions"; whole names a plain
+// duration in the message.
+func checkDurationSlice(t *types.Type, op cql.Operator, what, whole string) error {
+	switch op {
+	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+	default:
+		return nil
+	}
+	if !referencesDuration(t) {
+		return nil
+	}
+	switch {
+	case t.IsCollection():
+		return cqlerr.Invalidf("Slice %s are not supported on collections containing durations", what)
+	case t.Kind == types.Tuple:
+		return cqlerr.Invalidf("Slice %s are not supported on tuples containing durations", what)
+	case t.Kind == types.UDT:
+		return cqlerr.Invalidf("Slice %s are not supported on UDTs containing durations", what)
+	}
+	return cqlerr.Invalidf("Slice %s are not supported on %s", what, whole)
+}
+
 func isCountOne(a cql.SelectorExpr) bool {
 	ts, ok := a.(*cql.TermSel)
 	if !ok {
@@ -195,6 +232,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	var ckSlices []*sliceTerms
 	pkSlice := false
 	for _, r := range st.Where {
+		if r.Index != nil {
+			continue // checkCustomIndexExpressions, after the relations as in Cassandra
+		}
 		if r.Token {
 			if err := c.compileTokenRelation(p, r, now); err != nil {
 				return err
@@ -210,6 +250,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		col, err := columnOf(t, r.Columns[0])
 		if err != nil {
 			return err
+		}
+		if col.Type.Kind == types.UDT && col.Type.IsMultiCell() && r.MapKey == nil {
+			return cqlerr.Invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", col.Name, col.Type)
 		}
 		if r.MapKey != nil {
 			f, err := c.compileMapElementRelation(p, col, r, now)
@@ -233,6 +276,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			}
 			p.filters = append(p.filters, *f)
 			continue
+		}
+		if err := checkDurationSlice(col.Type, r.Op, "restrictions", "duration columns"); err != nil {
+			return err
 		}
 		recv := spec(t, col.Name, col.Type)
 		switch {
@@ -311,7 +357,23 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			}
 		}
 	}
+	if err := checkCustomIndexExpressions(t, st.Where); err != nil {
+		return err
+	}
+	allowFiltering := st.AllowFiltering
+	if p.ann != nil {
+		if err := p.checkAnnRestrictions(st, pk, ck, ckSlices, pkSlice); err != nil {
+			return err
+		}
+		// Cassandra accepts the query: every restriction is indexed or a
+		// primary key prefix.
+		allowFiltering = true
+	} else if err := checkVectorIndexRestrictions(t, p.filters); err != nil {
+		return err
+	}
+	setFilterAnalyzers(t, p.filters)
 	filtering := false
+	idx, covered := chooseIndex(t, p.filters)
 	// Partition key.
 	pkFull := true
 	pkAny := false
@@ -322,7 +384,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			pkAny = true
 		}
 	}
-	if pkSlice && !st.AllowFiltering && p.tokenLower == nil && p.tokenUpper == nil {
+	if pkSlice && !allowFiltering && p.tokenLower == nil && p.tokenUpper == nil {
 		return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
 	}
 	if pkFull && !pkSlice {
@@ -332,7 +394,13 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		p.pk = pk
 	} else {
 		if pkAny || pkSlice {
-			if !st.AllowFiltering {
+			indexed := pkAny && !pkSlice
+			for i, kv := range pk {
+				if kv != nil && !covered[t.PartitionKey[i]] {
+					indexed = false
+				}
+			}
+			if !allowFiltering && !indexed {
 				var missing []string
 				for i, kv := range pk {
 					if kv == nil {
@@ -399,7 +467,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue
 		}
 		// A restricted column that cannot extend the prefix.
-		if !st.AllowFiltering {
+		if !allowFiltering && !covered[t.Clustering[i]] {
 			if slice != nil {
 				return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, slice.col.Name)
 			}
@@ -413,8 +481,49 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	if !usable {
 		// Keep the prefix; the rest is filtered.
 	}
-	if p.pk == nil && (n > 0 || slice != nil || p.ckTuple != nil) && !st.AllowFiltering {
+	if p.pk == nil && (n > 0 || slice != nil || p.ckTuple != nil) && !allowFiltering && covered == nil {
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
+	}
+	// Regular and static column restrictions: without ALLOW FILTERING, only
+	// on indexed columns, and on one column unless all are
+	// storage-attached indexes.
+	if !allowFiltering {
+		// Cassandra's IndexRestrictions.needFiltering: no filtering when
+		// one index group (a legacy index alone, or all the SAI indexes)
+		// supports every index restriction, multiple CONTAINS (values,
+		// keys and map entries, RestrictionSet.hasMultipleContains)
+		// only with SAI. Indexed clustering columns of a query without
+		// its partition key are index restrictions too.
+		nonKey := map[*schema.Column]bool{}
+		allSAI := true
+		contains := 0
+		for _, f := range p.filters {
+			if f.col == nil {
+				continue
+			}
+			if f.col.Kind == schema.Regular || f.col.Kind == schema.Static || f.col.Kind == schema.PartitionKey && p.pk == nil ||
+				f.col.Kind == schema.Clustering && p.pk == nil && covered[f.col] {
+				if !covered[f.col] {
+					return cqlerr.Invalidf(requiresAllowFilteringMessage)
+				}
+				nonKey[f.col] = true
+				if ix, _ := indexFor(t, &f); ix == nil || !ix.SAI() {
+					allSAI = false
+				}
+				if f.mapKey != nil || f.op == cql.OpContains || f.op == cql.OpContainsKey {
+					contains++
+				}
+			}
+		}
+		if (len(nonKey) > 1 || contains > 1) && !allSAI {
+			return cqlerr.Invalidf(requiresAllowFilteringMessage)
+		}
+	}
+	if p.pk == nil && idx != nil {
+		p.index = idx
+		if len(st.OrderBy) > 0 && p.ann == nil {
+			return cqlerr.Invalidf("ORDER BY with 2ndary indexes is not supported, except for vector search")
+		}
 	}
 	// Regular and static column restrictions.
 	var keep []rowFilter
@@ -424,10 +533,6 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue // fully handled by the key
 		case f.col.Kind == schema.Clustering && usable && (p.pk != nil || !filtering) && (f.col.Position < n || slice != nil && f.col == slice.col):
 			continue // handled by the slices
-		case f.col.Kind == schema.Regular || f.col.Kind == schema.Static:
-			if !st.AllowFiltering {
-				return cqlerr.Invalidf(requiresAllowFilteringMessage)
-			}
 		}
 		keep = append(keep, f)
 	}
@@ -488,6 +593,9 @@ func (p *selectPlan) compileOrderBy(st *cql.Select) error {
 		return nil
 	}
 	t := p.table
+	if p.ann != nil {
+		return nil // checked by bindAnnOrdering and checkAnnRestrictions
+	}
 	if p.pk == nil {
 		return cqlerr.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
 	}
@@ -658,6 +766,9 @@ func sortSlices(t *schema.Table, s []mutation.Slice) {
 
 func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options) (*Result, error) {
 	p := c.sel
+	if p.ann != nil {
+		return e.executeAnn(ctx, c, opts)
+	}
 	t := p.table
 	vals := opts.Values
 	limit := int32(math.MaxInt32)
@@ -790,6 +901,9 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 			}
 		}
 		res.Rows = out
+		if w := p.aggregationWarning(); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 		return p.finish(res), nil
 	}
 	if p.orderBy {
@@ -877,6 +991,9 @@ func (r *outRow) value(t *schema.Table, col *schema.Column) []byte {
 // assembleMultiCell builds the serialized value of a non-frozen collection
 // from its element cells (or returns a whole-value cell as is).
 func assembleMultiCell(col *schema.Column, cells []mutation.Cell) []byte {
+	if col.Type.Kind == types.UDT {
+		return assembleUDT(col.Type, col.ID, cells)
+	}
 	var keys, vals [][]byte
 	for i := range cells {
 		c := &cells[i]
@@ -929,7 +1046,7 @@ func (r *reader) matches(row *outRow) (bool, error) {
 			}
 			found := false
 			for _, x := range vs {
-				if v != nil && types.Compare(typ, v, x) == 0 {
+				if v != nil && f.compareValues(typ, v, x) == 0 {
 					found = true
 					break
 				}
@@ -952,25 +1069,30 @@ func (r *reader) matches(row *outRow) (bool, error) {
 		if v == nil {
 			return false, nil
 		}
-		c := types.Compare(typ, v, want)
-		ok := false
-		switch f.op {
-		case cql.OpEq:
-			ok = c == 0
-		case cql.OpNeq:
-			ok = c != 0
-		case cql.OpLt:
-			ok = c < 0
-		case cql.OpLte:
-			ok = c <= 0
-		case cql.OpGt:
-			ok = c > 0
-		case cql.OpGte:
-			ok = c >= 0
-		}
-		if !ok {
+		c := f.compareValues(typ, v, want)
+		if !compareHolds(f.op, c) {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// compareHolds reports whether a comparison result c (of value against
+// operand) satisfies op (=, !=, <, <=, >, >=).
+func compareHolds(op cql.Operator, c int) bool {
+	switch op {
+	case cql.OpEq:
+		return c == 0
+	case cql.OpNeq:
+		return c != 0
+	case cql.OpLt:
+		return c < 0
+	case cql.OpLte:
+		return c <= 0
+	case cql.OpGt:
+		return c > 0
+	case cql.OpGte:
+		return c >= 0
+	}
+	return false
 }

@@ -279,7 +279,7 @@ func (sc *selCompiler) termType(term cql.Term, want *types.Type) (*types.Type, e
 			return types.DurationType, nil
 		}
 	case *cql.TypeHint:
-		return resolveType(x.Type, sc.t.Keyspace)
+		return resolveTypeIn(sc.c.schema, x.Type, sc.t.Keyspace)
 	case *cql.FunctionCall:
 		switch strings.ToLower(x.Name.Name) {
 		case "now", "currenttimeuuid", "current_timeuuid":
@@ -305,7 +305,7 @@ func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	to, err := resolveType(x.Type, sc.t.Keyspace)
+	to, err := resolveTypeIn(sc.c.schema, x.Type, sc.t.Keyspace)
 	if err != nil {
 		return nil, err
 	}
@@ -586,6 +586,9 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 	if len(x.Args) != 1 {
 		return nil, cqlerr.Invalidf("Invalid number of arguments for %s", fn)
 	}
+	if fs, ok := x.Args[0].(*cql.FieldSel); ok {
+		return sc.compileFieldCellMeta(fn, fs)
+	}
 	cs, ok := x.Args[0].(*cql.ColumnSel)
 	if !ok {
 		return nil, cqlerr.Invalidf("Invalid argument for %s", fn)
@@ -634,6 +637,9 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 		if fn == "ttl" {
 			typ = types.IntType
 		}
+		if multi && col.Type.Kind == types.UDT {
+			return sc.udtCellMeta(fn, col, name, typ), nil
+		}
 		if multi {
 			lt := types.ListOf(typ, false)
 			return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
@@ -643,11 +649,9 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 					if fn == "writetime" {
 						out = append(out, types.EncodeBigint(cs[i].Timestamp))
 					} else {
-						v := ttlOf(ctx, &cs[i])
-						if v == nil {
-							v = []byte{}
-						}
-						out = append(out, v)
+						// A cell without a TTL is a null element (cqlsh:
+						// [null, null]).
+						out = append(out, ttlOf(ctx, &cs[i]))
 					}
 				}
 				if out == nil {
@@ -720,8 +724,9 @@ func (sc *selCompiler) compileFunction(x *cql.FunctionSel) (*selExpr, error) {
 		return sc.compileToken(x)
 	case "count", "min", "max", "sum", "avg":
 		return sc.compileAggregate(fn, x)
-	case "fromjson":
-		return nil, cqlerr.Invalidf("fromJson() cannot be used in the selection clause of a SELECT statement")
+	case "fromjson", "from_json":
+		// FromJsonFct.Factory: the message names the function as called.
+		return nil, cqlerr.Invalidf("%s() cannot be used in the selection clause of a SELECT statement", fn)
 	}
 	// Compile the arguments that carry their own type first.
 	args := make([]*selExpr, len(x.Args))

@@ -123,6 +123,8 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 		})
 	case "system.peers", "system.peers_v2":
 		// A cluster of one has no peers.
+	case "system.size_estimates", "system.table_estimates", schema.SystemViews + ".cqld_table_histograms":
+		e.addTableStatsRows(v, s, addRow)
 	case "system_schema.keyspaces":
 		for _, name := range s.KeyspaceNames() {
 			ks := s.Keyspaces[name]
@@ -142,6 +144,9 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 			}
 			for _, tn := range ks.TableNames() {
 				tt := ks.Tables[tn]
+				if tt.IsView() {
+					continue
+				}
 				addRow(text(name), func(r *virtualRow) {
 					setTableParams(r, tt)
 					flags := [][]byte{text("compound")}
@@ -172,6 +177,76 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 							set("type", text(c.Type.String()))
 					}, text(tn), text(c.Name))
 				}
+			}
+		}
+	case "system_schema.views":
+		for _, name := range s.KeyspaceNames() {
+			ks := s.Keyspaces[name]
+			for _, tn := range ks.TableNames() {
+				v := ks.Tables[tn]
+				if !v.IsView() {
+					continue
+				}
+				addRow(text(name), func(r *virtualRow) {
+					setTableParams(r, v)
+					r.set("base_table_id", v.View.BaseID[:]).
+						set("base_table_name", text(v.View.BaseName)).
+						set("include_all_columns", types.EncodeBoolean(v.View.IncludeAll)).
+						set("where_clause", text(v.View.Where))
+				}, text(tn))
+			}
+		}
+	case "system_schema.indexes":
+		for _, name := range s.KeyspaceNames() {
+			ks := s.Keyspaces[name]
+			if ks.Virtual {
+				continue
+			}
+			for _, tn := range ks.TableNames() {
+				for _, ix := range ks.Tables[tn].Indexes {
+					addRow(text(name), func(r *virtualRow) {
+						r.set("kind", text(ix.Kind())).set("options", textMap(ix.SchemaOptions()))
+					}, text(tn), text(ix.Name))
+				}
+			}
+		}
+	case "system_schema.dropped_columns":
+		for _, name := range s.KeyspaceNames() {
+			ks := s.Keyspaces[name]
+			if ks.Virtual {
+				continue
+			}
+			for _, tn := range ks.TableNames() {
+				tt := ks.Tables[tn]
+				for _, d := range tt.Dropped {
+					addRow(text(name), func(r *virtualRow) {
+						r.set("dropped_time", types.EncodeTimestampMillis(d.DroppedTime/1000)).
+							set("kind", text(d.Kind.String())).
+							set("type", text(d.Type.String()))
+					}, text(tn), text(d.Name))
+				}
+			}
+		}
+	case "system_schema.types":
+		for _, name := range s.KeyspaceNames() {
+			ks := s.Keyspaces[name]
+			if ks.Virtual {
+				continue
+			}
+			for _, tn := range ks.TypeNames() {
+				ut := ks.Types[tn]
+				fieldNames := make([][]byte, len(ut.FieldNames))
+				fieldTypes := make([][]byte, len(ut.Params))
+				for i, f := range ut.FieldNames {
+					fieldNames[i] = text(f)
+				}
+				for i, p := range ut.Params {
+					fieldTypes[i] = text(p.String())
+				}
+				addRow(text(name), func(r *virtualRow) {
+					r.set("field_names", types.EncodeList(fieldNames)).
+						set("field_types", types.EncodeList(fieldTypes))
+				}, text(tn))
 			}
 		}
 	case "system_virtual_schema.keyspaces":

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
@@ -129,7 +131,6 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 		c.addMarker(x, recv)
 		idx := x.Index
 		typ := recv.Type
-		name := recv.Name
 		return func(vals []Value) ([]byte, bool, error) {
 			if idx >= len(vals) {
 				return nil, false, cqlerr.Invalidf("No value for bound variable %d", idx)
@@ -139,7 +140,7 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 				return nil, v.Unset, nil
 			}
 			if err := types.Validate(typ, v.B); err != nil {
-				return nil, false, cqlerr.Invalidf("Exception while binding column %s: %s", name, cqlerr.As(err).Message)
+				return nil, false, cqlerr.Invalidf("%s", cqlerr.As(err).Message) // Constants.Marker.bindAndGet: the MarshalException message alone
 			}
 			return v.B, false, nil
 		}, nil
@@ -147,10 +148,18 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 		return c.compileTerm(x.Term, recv, now)
 	case *cql.FunctionCall:
 		return c.compileTermFunction(x, recv, now)
+	case *cql.CastTerm:
+		return c.compileCastTerm(x, recv, now)
+	case *cql.BinaryOp:
+		return c.compileArithTerm(x.Op, x.Left, x.Right, recv, now)
+	case *cql.Negation:
+		return c.compileArithTerm('-', nil, x.Term, recv, now)
 	case *cql.CollectionLiteral:
 		return c.compileCollection(x, recv, now)
+	case *cql.UDTLiteral:
+		return c.compileUDTLiteral(x, recv, now)
 	case *cql.TupleLiteral:
-		if recv.Type.Kind != types.Tuple {
+		if recv.Type.Kind != types.Tuple && recv.Type.Kind != types.UDT {
 			return nil, cqlerr.Invalidf("Invalid tuple type literal for %s of type %s", recv.Name, recv.Type)
 		}
 		if len(x.Elems) > len(recv.Type.Params) {
@@ -324,6 +333,118 @@ func (c *compiled) compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now
 	return c.compileTermNative(f, recv, now)
 }
 
+// compileCastTerm compiles CAST(term AS type) used as a value: Parser.g's
+// FunctionCall.Raw.newCast, the castAs<type> function of CastFcts whose
+// argument type is the term's. A term without a type of its own (a literal
+// or a marker) matches several castAs<type> overloads, which Cassandra
+// refuses as ambiguous.
+func (c *compiled) compileCastTerm(x *cql.CastTerm, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	to, err := resolveType(x.Type, recv.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	fname := "cast_as_" + to.String() // CastFcts.getFunctionName (5.0 snake case)
+	from := termArgType(x.Term, recv.Keyspace)
+	if from == nil {
+		return nil, cqlerr.Invalidf("Ambiguous call to function system.%s: use type casts to disambiguate", fname)
+	}
+	if !typeAccepts(recv.Type, to) || recv.Type.Kind == types.Blob && to.Kind != types.Blob {
+		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fname, to, recv.Name, recv.Type)
+	}
+	arg, err := c.compileTerm(x.Term, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
+		Name: "arg0(system." + fname + ")", Type: from}, now)
+	if err != nil {
+		return nil, err
+	}
+	if from.Equal(to) {
+		return arg, nil
+	}
+	conv := castFunc(from, to)
+	if conv == nil {
+		return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument 0 of function system.%s of type %s",
+			termText(x.Term), fname, from)
+	}
+	return func(vals []Value) ([]byte, bool, error) {
+		b, unset, err := arg(vals)
+		if err != nil || unset || b == nil {
+			return nil, unset, err
+		}
+		out, err := conv(b)
+		return out, false, err
+	}, nil
+}
+
+// compileArithTerm compiles arithmetic used as a value (Parser.g's
+// termAddition/termMultiplication, OperationFcts): left op right, or the
+// negation of right when left is nil. An operand without a type of its own
+// (a literal or a marker) takes the receiver's type, except that a
+// duration literal is a duration (timestamp + 1h).
+func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	typeOf := func(t cql.Term) *types.Type {
+		if t == nil {
+			return recv.Type
+		}
+		if l, ok := t.(*cql.Literal); ok && l.Kind == cql.LitDuration {
+			return types.DurationType
+		}
+		if at := termArgType(t, recv.Keyspace); at != nil {
+			return at
+		}
+		if inner, ok := t.(*cql.BinaryOp); ok {
+			if lt := termArgType(inner.Left, recv.Keyspace); lt != nil {
+				return lt
+			}
+		}
+		return recv.Type
+	}
+	lt, rt := typeOf(left), typeOf(right)
+	res, fn, err := arithFunc(op, lt, rt)
+	if err != nil {
+		return nil, err
+	}
+	fname := "_" + strings.TrimPrefix(arithOpNames[op], "_")
+	if left == nil {
+		fname = "_negate"
+	}
+	if !typeAccepts(recv.Type, res) || !isNumeric(recv.Type) && res.Kind != recv.Type.Kind {
+		return nil, cqlerr.Invalidf("Type error: cannot assign result of operation system.%s (type %s) to %s (type %s)", fname, res, recv.Name, recv.Type)
+	}
+	var lf termFn
+	if left == nil {
+		zero, err := encodeNum(lt, num{kind: types.Int})
+		if err != nil {
+			return nil, err
+		}
+		lf = func([]Value) ([]byte, bool, error) { return zero, false, nil }
+	} else if lf, err = c.compileTerm(left, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: lt}, now); err != nil {
+		return nil, err
+	}
+	rf, err := c.compileTerm(right, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: rt}, now)
+	if err != nil {
+		return nil, err
+	}
+	return func(vals []Value) ([]byte, bool, error) {
+		a, unset, err := lf(vals)
+		if err != nil || unset || a == nil {
+			return nil, unset, err
+		}
+		b, unset, err := rf(vals)
+		if err != nil || unset || b == nil {
+			return nil, unset, err
+		}
+		out, err := fn(a, b)
+		if err != nil || res.Equal(recv.Type) || !isNumeric(recv.Type) {
+			return out, false, err
+		}
+		n, err := decodeNum(res, out) // a narrower result widened to the receiver
+		if err != nil {
+			return nil, false, err
+		}
+		out, err = encodeNum(recv.Type, n)
+		return out, false, err
+	}, nil
+}
+
 // termFuncType is the result type of a function call used as a term, for
 // the resolution of an enclosing call (nil when unknown).
 func termFuncType(f *cql.FunctionCall, ks string) *types.Type {
@@ -350,6 +471,11 @@ func termArgType(a cql.Term, ks string) *types.Type {
 		if err == nil {
 			return t
 		}
+	case *cql.CastTerm:
+		t, err := resolveType(x.Type, ks)
+		if err == nil {
+			return t
+		}
 	}
 	return nil
 }
@@ -361,11 +487,12 @@ func (c *compiled) compileTermNative(f *cql.FunctionCall, recv ColumnSpec, now f
 	switch name {
 	case "count", "min", "max", "sum", "avg":
 		return nil, cqlerr.Invalidf("Aggregation function are not supported in the where clause")
-	case "token", "writetime", "ttl", "maxwritetime":
+	case "token":
+		return c.compileTokenTerm(f, recv, now)
+	case "writetime", "ttl", "maxwritetime":
 		return nil, cqlerr.Invalidf("Unknown function %s called", f.Name.String())
-	}
-	if name == "fromjson" {
-		return c.compileFromJSON(f, recv, now)
+	case "fromjson", "from_json":
+		return c.compileFromJSON(name, f, recv, now)
 	}
 	raw := make([]cql.SelectorExpr, len(f.Args))
 	argTypes := make([]*types.Type, len(f.Args))
@@ -419,6 +546,54 @@ func (c *compiled) compileTermNative(f *cql.FunctionCall, recv ColumnSpec, now f
 	}, nil
 }
 
+// compileTokenTerm compiles token(...) used as a value (token(k) >
+// token('a'), INSERT ... VALUES (token(1))): FunctionResolver special-cases
+// token, a TokenFct whose parameters are the partition key columns of the
+// receiver's table and whose result is the partitioner's token (bigint).
+func (c *compiled) compileTokenTerm(f *cql.FunctionCall, recv ColumnSpec, now func() time.Time) (termFn, error) {
+	var t *schema.Table
+	if c.schema != nil && c.schema.Keyspace(recv.Keyspace) != nil {
+		t = c.schema.Table(recv.Keyspace, recv.Table)
+	}
+	if t == nil || c.part == nil {
+		return nil, cqlerr.Invalidf("Unknown function %s called", f.Name.String())
+	}
+	if len(f.Args) != len(t.PartitionKey) {
+		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(f.Args))
+	}
+	if !typeAccepts(recv.Type, types.BigintType) || recv.Type.Kind == types.Blob {
+		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.token (type bigint) to %s (type %s)", recv.Name, recv.Type)
+	}
+	args := make([]termFn, len(f.Args))
+	for i, a := range f.Args {
+		pt := t.PartitionKey[i].Type
+		if l, ok := a.(*cql.Literal); ok && l.Kind != cql.LitNull && !assignable(l.Kind, pt) {
+			return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", termText(a), i, pt)
+		}
+		af, err := c.compileTerm(a, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
+			Name: "arg" + strconv.Itoa(i) + "(system.token)", Type: pt}, now)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = af
+	}
+	part := c.part
+	return func(vals []Value) ([]byte, bool, error) {
+		comps := make([][]byte, len(args))
+		for i, af := range args {
+			b, unset, err := af(vals)
+			if err != nil {
+				return nil, false, err
+			}
+			if unset || b == nil {
+				return nil, false, nil // TokenFct: a null argument is a null token
+			}
+			comps[i] = b
+		}
+		return types.EncodeBigint(part.Token(mutation.CompositeKey(comps))), false, nil
+	}, nil
+}
+
 // evalInt32 evaluates an int term (LIMIT, TTL).
 func evalInt32(fn termFn, vals []Value) (int32, bool, error) {
 	b, unset, err := fn(vals)
@@ -429,6 +604,24 @@ func evalInt32(fn termFn, vals []Value) (int32, bool, error) {
 		return 0, false, cqlerr.Invalidf("Invalid int value")
 	}
 	return int32(binary.BigEndian.Uint32(b)), false, nil
+}
+
+// evalTokenBound evaluates the value of a token restriction: a null one
+// (token(k) > null, or a token() of a null) is StatementRestrictions'
+// "Invalid null token value".
+func evalTokenBound(fn termFn, vals []Value) (int64, error) {
+	b, unset, err := fn(vals)
+	switch {
+	case err != nil:
+		return 0, err
+	case unset:
+		return 0, cqlerr.Invalidf("Invalid unset value for token restriction")
+	case b == nil:
+		return 0, cqlerr.Invalidf("Invalid null token value")
+	case len(b) != 8:
+		return 0, cqlerr.Invalidf("Invalid bigint value")
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
 }
 
 // evalInt64 evaluates a bigint term (TIMESTAMP).

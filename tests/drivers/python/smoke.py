@@ -15,8 +15,11 @@ is non-zero when anything failed.
 """
 
 import datetime
+import decimal
 import logging
+import math
 import os
+import struct
 import sys
 import time
 import traceback
@@ -27,6 +30,7 @@ try:
     from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
     from cassandra.policies import RoundRobinPolicy
     from cassandra.query import SimpleStatement, BatchStatement, BatchType
+    from cassandra.util import Date, Duration, Time
 except ImportError as exc:  # pragma: no cover - environment problem
     print("cannot import the cassandra driver (apt-get install python3-cassandra): %s" % exc)
     print("python driver: 0 passed, 1 failed")
@@ -82,6 +86,95 @@ def check(name, fn, fatal=False):
 def expect_equal(got, want, what):
     if got != want:
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def same(a, b):
+    """Equality of driver values that also tells NaN, -0.0 and decimal scales apart."""
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    if isinstance(a, decimal.Decimal) and isinstance(b, decimal.Decimal):
+        return a.as_tuple() == b.as_tuple()
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "items") and hasattr(b, "items"):
+        return same(sorted(a.items()), sorted(b.items()))
+    if isinstance(a, (set, frozenset)) or type(a).__name__ == "SortedSet":
+        return sorted(a) == sorted(b)
+    return type(a) == type(b) and a == b
+
+
+# Every CQL type: (column type, [(python value, CQL literal), ...]). Each
+# value is inserted bound (prepared) and as a literal, and must read back
+# as the Python value (same()).
+EVERY_TYPE = [
+    ("ascii", [("", "''"), ("it's", "'it''s'"), (None, "null")]),
+    ("text", [("", "''"), (u"h\u00e9llo \u65e5\u672c \U0001f600", u"'h\u00e9llo \u65e5\u672c \U0001f600'")]),
+    ("blob", [(b"", "0x"), (b"\x00\xca\xfe", "0x00cafe")]),
+    ("boolean", [(True, "true"), (False, "false")]),
+    ("tinyint", [(-128, "-128"), (127, "127")]),
+    ("smallint", [(-32768, "-32768"), (32767, "32767")]),
+    ("int", [(-2147483648, "-2147483648"), (2147483647, "2147483647"), (0, "0")]),
+    ("bigint", [(-2 ** 63, str(-2 ** 63)), (2 ** 63 - 1, str(2 ** 63 - 1))]),
+    ("varint", [(2 ** 130, str(2 ** 130)), (-2 ** 130 - 1, str(-2 ** 130 - 1)), (0, "0")]),
+    ("decimal", [(decimal.Decimal("-1.50"), "-1.50"), (decimal.Decimal("1E+50"), "1E+50"),
+                 (decimal.Decimal("123456789012345678901234567890.0987654321"),
+                  "123456789012345678901234567890.0987654321"),
+                 (decimal.Decimal("-1.5E-40"), "-1.5E-40")]),
+    ("float", [(0.5, "0.5"), (-0.0, "-0.0"), (float("nan"), "NaN"), (float("inf"), "Infinity"),
+               (float("-inf"), "-Infinity")]),
+    ("double", [(1e308, "1e308"), (-0.0, "-0.0"), (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+                (5e-324, "5e-324")]),
+    ("date", [(Date(-2 ** 31), "0"), (Date(2 ** 31 - 1), "4294967295"), (Date(-1), "'1969-12-31'"),
+              (Date(datetime.date(9999, 12, 31)), "'9999-12-31'")]),
+    ("time", [(Time(0), "'00:00:00'"), (Time(86399999999999), "'23:59:59.999999999'"), (Time(1), "1")]),
+    ("timestamp", [(datetime.datetime(1900, 1, 1, 0, 0, 0, 1000), "'1900-01-01 00:00:00.001+0000'"),
+                   (datetime.datetime(1969, 12, 31, 23, 59, 59, 999000), "-1"),
+                   (datetime.datetime(2300, 6, 1, 12, 0), "'2300-06-01T12:00:00Z'")]),
+    ("uuid", [(uuid.UUID("00000000-0000-0000-0000-000000000000"), "00000000-0000-0000-0000-000000000000"),
+              (uuid.UUID("550e8400-e29b-41d4-a716-446655440000"), "550e8400-e29b-41d4-a716-446655440000")]),
+    ("timeuuid", [(uuid.UUID("d2177dd0-eaa2-11de-a572-001b779c76e3"), "d2177dd0-eaa2-11de-a572-001b779c76e3")]),
+    ("inet", [("127.0.0.1", "'127.0.0.1'"), ("::1", "'::1'"),
+              ("2001:db8::ff00:42:8329", "'2001:db8:0::ff00:42:8329'")]),
+    ("duration", [(Duration(14, 3, 3723000000007), "1y2mo3d1h2m3s7ns"), (Duration(-1, -2, -3), "-1mo2d3ns"),
+                  (Duration(0, 0, 0), "P0D"), (Duration(2, 0, 0), "P0000-02-00T00:00:00")]),
+    ("list<int>", [([3, 1, 3], "[3, 1, 3]"), (None, "[]")]),
+    ("set<text>", [({"b", "", "a'"}, "{'b', '', 'a'''}")]),
+    ("map<text, double>", [({"z": -0.5, "a": 1e300}, "{'z': -0.5, 'a': 1e300}")]),
+    ("frozen<list<frozen<map<int, frozen<set<text>>>>>>",
+     [([{2: {"x", "y"}, 1: set()}, {}], "[{2: {'x', 'y'}, 1: {}}, {}]")]),
+    ("tuple<int, text, double>", [((1, "a", 2.5), "(1, 'a', 2.5)"), ((None, "", None), "(null, '', null)")]),
+    # python3-cassandra 3.25 predates vector support: it sends and receives
+    # the custom type's serialized bytes.
+    ("vector<float, 3>", [(struct.pack(">3f", 1.0, -0.5, 3.25), "[1.0, -0.5, 3.25]")]),
+]
+
+# Orderable types with distinct literals listed in Cassandra's order.
+ORDERED = [
+    ("int", ["-2147483648", "-1", "0", "7", "2147483647"]),
+    ("bigint", [str(-2 ** 63), "-5", "0", str(2 ** 63 - 1)]),
+    ("varint", [str(-2 ** 130), "-1", "0", "255", str(2 ** 130)]),
+    ("decimal", ["-1E+50", "-1.5", "-1.5E-40", "0", "0.000001", "1E+3"]),
+    ("double", ["-Infinity", "-1e300", "-0.0", "0.0", "5e-324", "1.5", "Infinity", "NaN"]),
+    ("float", ["-Infinity", "-2.5", "-0.0", "0.0", "1.5", "Infinity", "NaN"]),
+    ("text", ["''", "'A'", "'a'", "'ab'", "'b'", u"'\u00e9'", u"'\U0001f600'"]),
+    ("ascii", ["''", "'A'", "'a'", "'ab'", "'b'"]),
+    ("blob", ["0x", "0x00", "0x0000", "0x01", "0xff"]),
+    ("boolean", ["false", "true"]),
+    ("date", ["0", "'1969-12-31'", "'1970-01-01'", "'9999-12-31'"]),
+    ("time", ["'00:00:00'", "'00:00:00.000000001'", "'23:59:59.999999999'"]),
+    ("timestamp", ["'1900-01-01'", "-1", "0", "'2300-01-01'"]),
+    # Unsigned bytes: a 4-byte address sorts before a 16-byte one with the same prefix.
+    ("inet", ["'0.0.0.0'", "'::'", "'::1'", "'ffff::'", "'255.255.255.255'"]),
+    ("timeuuid", ["00000000-0000-1000-8080-808080808080", "d2177dd0-eaa2-11de-a572-001b779c76e3",
+                  "d2177dd0-eaa2-11de-a572-001b779c76e4", "ffffffff-ffff-1fff-bf7f-7f7f7f7f7f7f"]),
+    ("uuid", ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-0fff-ffff-ffffffffffff",
+              "00000000-0000-1000-0000-000000000000", "550e8400-e29b-41d4-a716-446655440000"]),
+    ("frozen<list<int>>", ["[]", "[-1]", "[0]", "[0, 1]", "[1]"]),
+    ("frozen<map<int, text>>", ["{}", "{0: 'b'}", "{1: ''}", "{1: '', 2: ''}"]),
+    ("tuple<int, text>", ["(-1, 'z')", "(0, '')", "(0, 'a')", "(1, '')"]),
+]
 
 
 def ts(minute, second=0, ms=0):
@@ -263,6 +356,79 @@ def run_config(proto, compression):
                          want2, "literal round trip")
             expect_equal(tuple(session.execute(sel, (3,)).one()), (3,) + (None,) * 9, "unset columns are null")
         check("%s scalar types round trip" % label, scalar_types)
+
+        def every_type():
+            session.execute("CREATE TYPE addr (street text, zip int)")
+            cols = ["c%d %s" % (i, t) for i, (t, _) in enumerate(EVERY_TYPE)]
+            session.execute("CREATE TABLE every (k int PRIMARY KEY, u frozen<addr>, %s)" % ", ".join(cols))
+            session.execute("CREATE TABLE cnt (k int PRIMARY KEY, c counter)")
+            k = 0
+            for i, (typ, values) in enumerate(EVERY_TYPE):
+                ins = session.prepare("INSERT INTO every (k, c%d) VALUES (?, ?)" % i)
+                sel = session.prepare("SELECT c%d FROM every WHERE k = ?" % i)
+                for value, literal in values:
+                    want = value
+                    if typ.startswith(("list", "set", "map")) and not value:
+                        want = None  # an empty non-frozen collection is null
+                    k += 1
+                    session.execute(ins, (k, value))
+                    got = session.execute(sel, (k,)).one()[0]
+                    assert same(got, want), "%s bound %r reads back as %r" % (typ, value, got)
+                    k += 1
+                    session.execute("INSERT INTO every (k, c%d) VALUES (%d, %s)" % (i, k, literal))
+                    got = session.execute(sel, (k,)).one()[0]
+                    assert same(got, want), "%s literal %s reads back as %r, want %r" % (typ, literal, got, want)
+            # A UDT with a null field, bound (an unregistered UDT binds as a
+            # tuple of its fields) and as a literal with a missing field.
+            session.execute(session.prepare("INSERT INTO every (k, u) VALUES (?, ?)"), (-1, (None, 12345)))
+            session.execute("INSERT INTO every (k, u) VALUES (-2, {street: 'Main St'})")
+            got = [session.execute("SELECT u FROM every WHERE k = %d" % kk).one()[0] for kk in (-1, -2)]
+            expect_equal([(g.street, g.zip) for g in got], [(None, 12345), ("Main St", None)], "UDT values")
+            # Counters.
+            session.execute(session.prepare("UPDATE cnt SET c = c + ? WHERE k = 1"), (2 ** 63 - 1,))
+            session.execute("UPDATE cnt SET c = c - 9223372036854775807 WHERE k = 1")
+            session.execute("UPDATE cnt SET c = c + -5 WHERE k = 1")
+            expect_equal(session.execute("SELECT c FROM cnt WHERE k = 1").one()[0], -5, "counter")
+        check("%s every type round trip (bound and literal)" % label, every_type)
+
+        def clustering_order():
+            for i, (typ, literals) in enumerate(ORDERED):
+                table = "ord%d" % i
+                session.execute("CREATE TABLE %s (k int, a %s, d %s, PRIMARY KEY (k, a, d)) "
+                                "WITH CLUSTERING ORDER BY (a ASC, d DESC)" % (table, typ, typ))
+                # Partition 0 varies a (ASC), partition 1 varies d (DESC);
+                # inserted in reverse order.
+                for lit in reversed(literals):
+                    session.execute("INSERT INTO %s (k, a, d) VALUES (0, %s, %s)" % (table, lit, literals[0]))
+                    session.execute("INSERT INTO %s (k, a, d) VALUES (1, %s, %s)" % (table, literals[0], lit))
+                want = []
+                for lit in literals:
+                    session.execute("INSERT INTO %s (k, a, d) VALUES (2, %s, %s)" % (table, lit, lit))
+                    want.append(session.execute(
+                        "SELECT a FROM %s WHERE k = 2 AND a = %s AND d = %s" % (table, lit, lit)).one()[0])
+                asc = [r[0] for r in session.execute("SELECT a FROM %s WHERE k = 0" % table)]
+                desc = [r[0] for r in session.execute("SELECT d FROM %s WHERE k = 1" % table)]
+                assert same(asc, want), "%s ASC: got %r, want %r" % (typ, asc, want)
+                assert same(desc, list(reversed(want))), "%s DESC: got %r" % (typ, desc)
+        check("%s clustering order of every orderable type, ASC and DESC" % label, clustering_order)
+
+        def bad_values():
+            session.execute("CREATE TABLE bad (k int PRIMARY KEY, i int, d date, l list<int>)")
+            for q, msg in [
+                ("INSERT INTO bad (k, i) VALUES (1, 'x')", 'Invalid STRING constant (x) for "i" of type int'),
+                ("INSERT INTO bad (k, i) VALUES (1, 2147483648)", "Unable to make int from '2147483648'"),
+                ("INSERT INTO bad (k, d) VALUES (1, '2024-02-30')",
+                 "Unable to coerce '2024-02-30' to a formatted date (long)"),
+                ("INSERT INTO bad (k, l) VALUES (1, [1, 'a'])", 'Invalid STRING constant (a) for "l" of type int'),
+            ]:
+                try:
+                    session.execute(q)
+                except InvalidRequest as exc:
+                    assert msg in str(exc), "%s: unexpected message %s" % (q, exc)
+                else:
+                    raise AssertionError("%s: no InvalidRequest" % q)
+            expect_equal(list(session.execute("SELECT * FROM bad")), [], "rows stored by rejected statements")
+        check("%s malformed literals are InvalidRequest and store nothing" % label, bad_values)
 
         def delete_row():
             session.execute(
