@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,6 +198,60 @@ func TestDriverPasswordAuth(t *testing.T) {
 		}
 		if _, err := dial(tc.proto, tc.comp, "", ""); err == nil {
 			t.Fatalf("v%d connected without credentials", tc.proto)
+		}
+	}
+}
+
+// TestDynamicDataMasking checks that masked columns show masked values to
+// a role without UNMASK, clear values to a superuser and to a role granted
+// UNMASK, and that DESCRIBE prints the masks.
+func TestDynamicDataMasking(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	cfg.Authenticator = "PasswordAuthenticator"
+	cfg.Authorizer = "CassandraAuthorizer"
+	cfg.DynamicDataMaskingEnabled = true
+	n := startTestNodeConfig(t, cfg)
+	defer stopTestNode(t, n)
+	ctx := context.Background()
+	ex := n.Executor()
+	run := func(user, q string) *query.Result {
+		t.Helper()
+		res, err := ex.Query(ctx, &query.Session{User: user}, q, &query.Options{Consistency: 1})
+		if err != nil {
+			t.Fatalf("%s as %s: %v", q, user, err)
+		}
+		return res
+	}
+	row := func(user string) string {
+		t.Helper()
+		res := run(user, "SELECT name, birth, score FROM ks.patients")
+		r := res.Rows[0]
+		return fmt.Sprintf("%s|%x|%x", r[0], r[1], r[2])
+	}
+	run("cassandra", "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	run("cassandra", "CREATE TABLE ks.patients (id int PRIMARY KEY, name text MASKED WITH mask_inner(1, null), birth date MASKED WITH DEFAULT, score int)")
+	run("cassandra", "INSERT INTO ks.patients (id, name, birth, score) VALUES (1, 'alice', '1984-01-02', 7)")
+	run("cassandra", "CREATE ROLE reader WITH PASSWORD = 'pw' AND LOGIN = true")
+	run("cassandra", "GRANT SELECT ON KEYSPACE ks TO reader")
+	clear := row("cassandra")
+	masked := row("reader")
+	if clear == masked || !strings.HasPrefix(masked, "a****|80000000|") || !strings.HasPrefix(clear, "alice|") {
+		t.Fatalf("superuser sees %q, reader sees %q", clear, masked)
+	}
+	run("cassandra", "ALTER TABLE ks.patients ALTER score MASKED WITH mask_null()")
+	if got := row("reader"); got != "a****|80000000|" {
+		t.Fatalf("after masking score, reader sees %q", got)
+	}
+	run("cassandra", "GRANT UNMASK ON TABLE ks.patients TO reader")
+	if got := row("reader"); got != clear {
+		t.Fatalf("with UNMASK, reader sees %q, want %q", got, clear)
+	}
+	res := run("cassandra", "DESCRIBE TABLE ks.patients")
+	create := string(res.Rows[0][3])
+	for _, want := range []string{"name text MASKED WITH system.mask_inner(1, null)", "birth date MASKED WITH system.mask_default()", "score int MASKED WITH system.mask_null()"} {
+		if !strings.Contains(create, want) {
+			t.Fatalf("DESCRIBE lacks %q:\n%s", want, create)
 		}
 	}
 }

@@ -399,14 +399,13 @@ func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Res
 	return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: st.Name}), nil
 }
 
-// maskingUnsupported is the error for a MASKED WITH: Cassandra's
-// ColumnMask.ensureEnabled when dynamic_data_masking_enabled is false (the
-// default); cqld does not implement masks when it is true.
-func (e *Executor) maskingUnsupported() error {
+// maskingEnabled is Cassandra's ColumnMask.ensureEnabled: MASKED WITH is
+// refused unless dynamic_data_masking_enabled (false by default).
+func (e *Executor) maskingEnabled() error {
 	if !e.cfg.DynamicDataMaskingEnabled {
-		return cqlerr.Invalidf("Cannot mask columns because dynamic data masking is not enabled. You can enable it with dynamic_data_masking_enabled property on cassandra.yaml")
+		return cqlerr.Invalidf(maskingDisabled)
 	}
-	return cqlerr.NotImplemented("dynamic data masking (MASKED WITH)")
+	return nil
 }
 
 // resolveType turns a written type into a types.Type (without user
@@ -426,7 +425,9 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 	for i := range st.Columns {
 		if st.Columns[i].Mask != nil {
 			// CreateTableStatement.validate: ColumnMask.ensureEnabled.
-			return e.maskingUnsupported()
+			if err := e.maskingEnabled(); err != nil {
+				return err
+			}
 		}
 	}
 	name := st.Name.Name
@@ -563,6 +564,16 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 	}
 	if hasCounter && params.DefaultTimeToLive > 0 {
 		return cqlerr.Invalidf("Cannot set default_time_to_live on a table with counters")
+	}
+	masked := &schema.Table{Keyspace: ksName, Name: name}
+	for _, col := range cols {
+		if d := defs[col.Name]; d != nil && d.Mask != nil {
+			m, err := e.prepareMask(masked, col, d.Mask)
+			if err != nil {
+				return err
+			}
+			col.Mask = m
+		}
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
 		s := e.cfg.Schema.Current()

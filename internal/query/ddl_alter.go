@@ -41,12 +41,16 @@ func (e *Executor) compileAlterTable(c *compiled, st *cql.AlterTable, keyspace s
 	if st.Op == cql.AlterTableMaskColumn && st.Mask != nil {
 		// AlterTableStatement.MaskColumn.validate, before the column
 		// is looked up.
-		return e.maskingUnsupported()
+		if err := e.maskingEnabled(); err != nil {
+			return err
+		}
 	}
 	for _, d := range st.Add {
 		if d.Mask != nil {
 			// AlterTableStatement.AddColumns.validate: ColumnMask.ensureEnabled.
-			return e.maskingUnsupported()
+			if err := e.maskingEnabled(); err != nil {
+				return err
+			}
 		}
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
@@ -64,7 +68,7 @@ func (e *Executor) compileAlterTable(c *compiled, st *cql.AlterTable, keyspace s
 					}
 					return nil, cqlerr.Invalidf("Column with name '%s' doesn't exist on table '%s'", st.Column, name)
 				}
-				return nil, nil // no column has a mask: nothing changes
+				return e.alterMask(t, st)
 			case cql.AlterTableAddColumns:
 				return e.alterAddColumns(ks, t, st)
 			case cql.AlterTableDropColumns:
@@ -166,6 +170,13 @@ func (e *Executor) alterAddColumns(ks *schema.Keyspace, t *schema.Table, st *cql
 			kind = schema.Static
 		}
 		col := &schema.Column{Name: d.Name, Type: typ, Kind: kind, Position: -1}
+		if d.Mask != nil {
+			m, err := e.prepareMask(t, col, d.Mask)
+			if err != nil {
+				return nil, err
+			}
+			col.Mask = m
+		}
 		if dc := t.Dropped[d.Name]; dc != nil {
 			if !serializationCompatible(typ, dc.Type) {
 				return nil, cqlerr.Invalidf("Cannot re-add previously dropped column '%s' of type %s, incompatible with previous type %s",

@@ -736,6 +736,9 @@ func tableCQL(ks *schema.Keyspace, t *schema.Table, internals bool) string {
 			continue
 		}
 		b.WriteString("    " + columnCQL(c.Name, c.Type, c.Kind == schema.Static))
+		if c.Mask != nil {
+			b.WriteString(" MASKED WITH " + maskString(c.Mask))
+		}
 		if single && c.Kind == schema.PartitionKey {
 			b.WriteString(" PRIMARY KEY")
 		}

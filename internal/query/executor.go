@@ -353,6 +353,9 @@ func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Op
 	case c.security != nil:
 		return e.cfg.Security.Statement(ctx, sess, c.security)
 	case c.sel != nil:
+		if e.selectMasked(ctx, sess, c.sel.table) {
+			ctx = withMasking(ctx)
+		}
 		// Storage adds client warnings (tombstone_warn_threshold) to
 		// the request's collector.
 		ctx, warns := cqlerr.WithWarnings(ctx)

@@ -848,7 +848,7 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 		return nil, err
 	}
 	res := &Result{Kind: RowsResult, Columns: p.resultColumns}
-	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now}
+	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now, masked: maskingOn(ctx)}
 	if p.aggregate || len(p.groupBy) > 0 {
 		if p.orderBy {
 			sortRowsByClustering(t, rows, p.reversed)

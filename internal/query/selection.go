@@ -27,6 +27,9 @@ type evalCtx struct {
 	nowSec int64
 	vals   []Value
 	now    func() time.Time
+	// masked: masked columns are selected through their masks (the user
+	// lacks UNMASK; masking.go).
+	masked bool
 }
 
 type selNode interface {
@@ -154,8 +157,22 @@ func (sc *selCompiler) compile(e cql.SelectorExpr) (*selExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte { return ctx.row.value(ctx.t, col) }},
-			name: col.Name, typ: col.Type, col: col}, nil
+		get := func(ctx *evalCtx) []byte { return ctx.row.value(ctx.t, col) }
+		if mask := masker(col); mask != nil {
+			clear := get
+			get = func(ctx *evalCtx) []byte {
+				v := clear(ctx)
+				if !ctx.masked {
+					return v
+				}
+				m, err := mask(v)
+				if err != nil {
+					return nil
+				}
+				return m
+			}
+		}
+		return &selExpr{node: &firstNode{get: get}, name: col.Name, typ: col.Type, col: col}, nil
 	case *cql.TermSel:
 		typ, err := sc.termType(x.Term, nil)
 		if err != nil {

@@ -179,6 +179,38 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 				}
 			}
 		}
+	case "system_schema.column_masks":
+		for _, name := range s.KeyspaceNames() {
+			ks := s.Keyspaces[name]
+			if ks.Virtual {
+				continue
+			}
+			for _, tn := range ks.TableNames() {
+				for _, c := range ks.Tables[tn].Columns {
+					m := c.Mask
+					if m == nil {
+						continue
+					}
+					addRow(text(name), func(r *virtualRow) {
+						var argTypes, argValues, argNulls [][]byte
+						for i, v := range m.Args {
+							argTypes = append(argTypes, text(m.ArgTypes[i]))
+							argNulls = append(argNulls, types.EncodeBoolean(v == nil))
+							s := ""
+							if t, err := types.ParseTypeString(m.ArgTypes[i]); err == nil && v != nil {
+								s = types.Format(t, v)
+							}
+							argValues = append(argValues, text(s))
+						}
+						r.set("function_keyspace", text("system")).
+							set("function_name", text(m.Function)).
+							set("function_argument_types", types.EncodeList(argTypes)).
+							set("function_argument_values", types.EncodeList(argValues)).
+							set("function_argument_nulls", types.EncodeList(argNulls))
+					}, text(tn), text(c.Name))
+				}
+			}
+		}
 	case "system_schema.views":
 		for _, name := range s.KeyspaceNames() {
 			ks := s.Keyspaces[name]

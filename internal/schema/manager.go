@@ -371,12 +371,13 @@ type persistedDropped struct {
 }
 
 type persistedColumn struct {
-	Name     string     `json:"name"`
-	Type     string     `json:"type"`
-	Kind     ColumnKind `json:"kind"`
-	Position int        `json:"position"`
-	Desc     bool       `json:"desc,omitempty"`
-	ID       uint32     `json:"id"`
+	Name     string      `json:"name"`
+	Type     string      `json:"type"`
+	Kind     ColumnKind  `json:"kind"`
+	Position int         `json:"position"`
+	Desc     bool        `json:"desc,omitempty"`
+	ID       uint32      `json:"id"`
+	Mask     *ColumnMask `json:"mask,omitempty"`
 }
 
 func encodeSchema(s *Schema) *persistedSchema {
@@ -399,7 +400,7 @@ func encodeSchema(s *Schema) *persistedSchema {
 			}
 			for _, c := range t.Columns {
 				pt.Columns = append(pt.Columns, persistedColumn{Name: c.Name, Type: c.Type.String(),
-					Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID})
+					Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID, Mask: c.Mask})
 			}
 			pk.Tables = append(pk.Tables, pt)
 		}
@@ -429,7 +430,7 @@ func (p *persistedSchema) decode() (map[string]*Keyspace, error) {
 					return nil, fmt.Errorf("schema: column %s.%s.%s: %w", pk.Name, pt.Name, pc.Name, err)
 				}
 				cols = append(cols, &Column{Name: pc.Name, Type: typ, Kind: pc.Kind, Position: pc.Position,
-					Desc: pc.Desc, ID: pc.ID})
+					Desc: pc.Desc, ID: pc.ID, Mask: pc.Mask})
 			}
 			var dropped map[string]*DroppedColumn
 			for _, pd := range pt.Dropped {

@@ -44,6 +44,17 @@ type Column struct {
 	// ID identifies the column in storage keys. Stable for the life of the
 	// table; never reused after a column is dropped.
 	ID uint32
+	// Mask is the column's dynamic data mask (MASKED WITH), or nil.
+	Mask *ColumnMask
+}
+
+// ColumnMask is a masking function partially applied to a column: the
+// column's value is its first argument, Args (serialized values of types
+// ArgTypes; nil for null) the others (system_schema.column_masks).
+type ColumnMask struct {
+	Function string   `json:"function"` // a native masking function, e.g. "mask_inner"
+	ArgTypes []string `json:"arg_types,omitempty"`
+	Args     [][]byte `json:"args,omitempty"`
 }
 
 // ClusteringOrder returns "asc", "desc" or "none" as system_schema shows it.
