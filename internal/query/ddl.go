@@ -354,6 +354,9 @@ func (e *Executor) compileCreateKeyspace(c *compiled, st *cql.CreateKeyspace) er
 }
 
 func (e *Executor) compileAlterKeyspace(c *compiled, st *cql.AlterKeyspace) error {
+	if err := checkSchemaKeyspace(st.Name); err != nil {
+		return err
+	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
 		var warnings []string
 		changed, err := e.cfg.Schema.AlterKeyspace(st.Name, st.IfExists, func(old *schema.Keyspace) (*schema.Keyspace, error) {

@@ -68,3 +68,30 @@ func TestIndexesPersistAndDrop(t *testing.T) {
 		t.Fatalf("drop missing: %v", err)
 	}
 }
+
+func TestAlterSystemAuthPersists(t *testing.T) {
+	store := memStore{}
+	m, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repl := map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}
+	if _, err := m.AlterKeyspace(SystemAuthKeyspace, false, func(old *Keyspace) (*Keyspace, error) {
+		nk := *old
+		nk.Replication = repl
+		return &nk, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.AlterKeyspace(SystemKeyspace, false, func(old *Keyspace) (*Keyspace, error) { return old, nil }); err == nil {
+		t.Fatal("ALTER KEYSPACE system accepted")
+	}
+	m2, err := NewManager(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := m2.Current().Keyspace(SystemAuthKeyspace)
+	if ks.Replication["replication_factor"] != "3" || ks.Table("roles") == nil {
+		t.Fatalf("system_auth after reload: %+v", ks.Replication)
+	}
+}

@@ -56,6 +56,7 @@ type Manager struct {
 func NewManager(store MetaStore) (*Manager, error) {
 	m := &Manager{store: store}
 	user := map[string]*Keyspace{}
+	var sysRepl map[string]persistedKeyspace
 	version := uuid.Nil
 	if store != nil {
 		b, err := store.GetMeta(metaKey)
@@ -71,6 +72,7 @@ func NewManager(store MetaStore) (*Manager, error) {
 			if err != nil {
 				return nil, err
 			}
+			sysRepl = p.SystemReplication
 			version = p.Version
 		}
 	}
@@ -79,6 +81,9 @@ func NewManager(store MetaStore) (*Manager, error) {
 	}
 	s := &Schema{Keyspaces: map[string]*Keyspace{}, Version: version}
 	for n, ks := range SystemKeyspaces() {
+		if r, ok := sysRepl[n]; ok && replicatedSystemKeyspace(n) && r.Replication != nil {
+			ks.Replication, ks.DurableWrites = r.Replication, r.DurableWrites
+		}
 		s.Keyspaces[n] = ks
 	}
 	for n, ks := range user {
@@ -183,7 +188,10 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 			}
 			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
 		}
-		if IsSystemKeyspace(name) {
+		// The replicated system keyspaces (system_auth, system_distributed,
+		// system_traces) take ALTER KEYSPACE, as in Cassandra: operators
+		// raise system_auth's replication factor that way.
+		if IsSystemKeyspace(name) && !replicatedSystemKeyspace(name) {
 			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
 		}
 		nks, err := fn(old)
@@ -336,6 +344,9 @@ type persistedSchema struct {
 	Format    int                 `json:"format"`
 	Version   uuid.UUID           `json:"version"`
 	Keyspaces []persistedKeyspace `json:"keyspaces"`
+	// SystemReplication keeps ALTER KEYSPACE of the replicated system
+	// keyspaces (system_auth, ...), whose tables are cqld's own.
+	SystemReplication map[string]persistedKeyspace `json:"system_replication,omitempty"`
 }
 
 type persistedKeyspace struct {
@@ -385,6 +396,12 @@ func encodeSchema(s *Schema) *persistedSchema {
 	for _, name := range s.KeyspaceNames() {
 		ks := s.Keyspaces[name]
 		if IsSystemKeyspace(name) {
+			if replicatedSystemKeyspace(name) {
+				if p.SystemReplication == nil {
+					p.SystemReplication = map[string]persistedKeyspace{}
+				}
+				p.SystemReplication[name] = persistedKeyspace{Name: name, Replication: ks.Replication, DurableWrites: ks.DurableWrites}
+			}
 			continue
 		}
 		pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
@@ -458,4 +475,12 @@ func (p *persistedSchema) decode() (map[string]*Keyspace, error) {
 		out[ks.Name] = ks
 	}
 	return out, nil
+}
+
+func replicatedSystemKeyspace(name string) bool {
+	switch name {
+	case SystemAuthKeyspace, SystemDistributed, SystemTracesKeyspace:
+		return true
+	}
+	return false
 }
