@@ -78,15 +78,9 @@ func (s *server) tables(r *http.Request) ([]*schema.Table, error) {
 		if len(names) > 0 {
 			return nil, badRequest("a table needs a keyspace")
 		}
-		for _, kn := range sc.KeyspaceNames() {
-			ks := sc.Keyspace(kn)
-			if ks.Virtual {
-				continue
-			}
-			for _, tn := range ks.TableNames() {
-				if t := ks.Table(tn); !t.Virtual {
-					out = append(out, t)
-				}
+		for _, t := range sc.Tables(false) {
+			if !t.Virtual {
+				out = append(out, t)
 			}
 		}
 		return out, nil

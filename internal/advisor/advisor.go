@@ -311,20 +311,7 @@ func (a *analyzer) createView(v *cql.CreateMaterializedView) {
 	a.exec.Query(a.ctx, a.sess, cql.Format(ct), nil)
 }
 
-func (a *analyzer) userTables() []*schema.Table {
-	s := a.schema.Current()
-	var out []*schema.Table
-	for _, ksName := range s.KeyspaceNames() {
-		if schema.IsSystemKeyspace(ksName) {
-			continue
-		}
-		ks := s.Keyspaces[ksName]
-		for _, tn := range ks.TableNames() {
-			out = append(out, ks.Tables[tn])
-		}
-	}
-	return out
-}
+func (a *analyzer) userTables() []*schema.Table { return a.schema.Current().UserTables() }
 
 // tableWorkload finds a table's expectations by "ks.table" or "table".
 func (a *analyzer) tableWorkload(t *schema.Table) TableWorkload {

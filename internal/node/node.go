@@ -180,17 +180,12 @@ func (n *Node) purgeTables() []*schema.Table {
 		return nil
 	}
 	var out []*schema.Table
-	for _, ks := range m.Current().Keyspaces {
-		if ks.Virtual {
-			continue
-		}
-		for _, t := range ks.Tables {
-			if !t.Virtual {
-				out = append(out, t)
-				// Index tables hold expiring entries (indexed cells' TTLs).
-				for _, ix := range t.Indexes {
-					out = append(out, ix.Table(t))
-				}
+	for _, t := range m.Current().Tables(false) {
+		if !t.Virtual {
+			out = append(out, t)
+			// Index tables hold expiring entries (indexed cells' TTLs).
+			for _, ix := range t.Indexes {
+				out = append(out, ix.Table(t))
 			}
 		}
 	}

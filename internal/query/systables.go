@@ -137,126 +137,70 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 			})
 		}
 	case "system_schema.tables":
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			if ks.Virtual {
+		for _, tt := range s.Tables(false) {
+			if tt.IsView() {
 				continue
 			}
-			for _, tn := range ks.TableNames() {
-				tt := ks.Tables[tn]
-				if tt.IsView() {
-					continue
+			addRow(text(tt.Keyspace), func(r *virtualRow) {
+				setTableParams(r, tt)
+				flags := [][]byte{text("compound")}
+				if tt.IsCounter {
+					flags = append(flags, text("counter"))
 				}
-				addRow(text(name), func(r *virtualRow) {
-					setTableParams(r, tt)
-					flags := [][]byte{text("compound")}
-					if tt.IsCounter {
-						flags = append(flags, text("counter"))
-					}
-					r.set("flags", types.EncodeSet(types.TextType, flags))
-				}, text(tn))
-			}
+				r.set("flags", types.EncodeSet(types.TextType, flags))
+			}, text(tt.Name))
 		}
 	case "system_schema.columns", "system_virtual_schema.columns":
-		wantVirtual := t.Keyspace == schema.SystemVirtualSchema
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			if ks.Virtual != wantVirtual {
-				continue
-			}
-			for _, tn := range ks.TableNames() {
-				tt := ks.Tables[tn]
-				cols := append([]*schema.Column(nil), tt.Columns...)
-				sort.Slice(cols, func(i, j int) bool { return cols[i].Name < cols[j].Name })
-				for _, c := range cols {
-					addRow(text(name), func(r *virtualRow) {
-						r.set("clustering_order", text(c.ClusteringOrder())).
-							set("column_name_bytes", []byte(c.Name)).
-							set("kind", text(c.Kind.String())).
-							set("position", types.EncodeInt(int32(c.Position))).
-							set("type", text(c.Type.String()))
-					}, text(tn), text(c.Name))
-				}
+		for _, tt := range s.Tables(t.Keyspace == schema.SystemVirtualSchema) {
+			cols := append([]*schema.Column(nil), tt.Columns...)
+			sort.Slice(cols, func(i, j int) bool { return cols[i].Name < cols[j].Name })
+			for _, c := range cols {
+				addRow(text(tt.Keyspace), func(r *virtualRow) {
+					r.set("clustering_order", text(c.ClusteringOrder())).
+						set("column_name_bytes", []byte(c.Name)).
+						set("kind", text(c.Kind.String())).
+						set("position", types.EncodeInt(int32(c.Position))).
+						set("type", text(c.Type.String()))
+				}, text(tt.Name), text(c.Name))
 			}
 		}
 	case "system_schema.column_masks":
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			if ks.Virtual {
-				continue
-			}
-			for _, tn := range ks.TableNames() {
-				for _, c := range ks.Tables[tn].Columns {
-					m := c.Mask
-					if m == nil {
-						continue
-					}
-					addRow(text(name), func(r *virtualRow) {
-						var argTypes, argValues, argNulls [][]byte
-						for i, v := range m.Args {
-							argTypes = append(argTypes, text(m.ArgTypes[i]))
-							argNulls = append(argNulls, types.EncodeBoolean(v == nil))
-							s := ""
-							if t, err := types.ParseTypeString(m.ArgTypes[i]); err == nil && v != nil {
-								s = types.Format(t, v)
-							}
-							argValues = append(argValues, text(s))
-						}
-						r.set("function_keyspace", text("system")).
-							set("function_name", text(m.Function)).
-							set("function_argument_types", types.EncodeList(argTypes)).
-							set("function_argument_values", types.EncodeList(argValues)).
-							set("function_argument_nulls", types.EncodeList(argNulls))
-					}, text(tn), text(c.Name))
+		for _, tt := range s.Tables(false) {
+			for _, c := range tt.Columns {
+				if m := c.Mask; m != nil {
+					addRow(text(tt.Keyspace), func(r *virtualRow) { setColumnMask(r, m) }, text(tt.Name), text(c.Name))
 				}
 			}
 		}
 	case "system_schema.views":
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			for _, tn := range ks.TableNames() {
-				v := ks.Tables[tn]
-				if !v.IsView() {
-					continue
-				}
-				addRow(text(name), func(r *virtualRow) {
-					setTableParams(r, v)
-					r.set("base_table_id", v.View.BaseID[:]).
-						set("base_table_name", text(v.View.BaseName)).
-						set("include_all_columns", types.EncodeBoolean(v.View.IncludeAll)).
-						set("where_clause", text(v.View.Where))
-				}, text(tn))
-			}
-		}
-	case "system_schema.indexes":
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			if ks.Virtual {
+		for _, v := range s.Tables(false) {
+			if !v.IsView() {
 				continue
 			}
-			for _, tn := range ks.TableNames() {
-				for _, ix := range ks.Tables[tn].Indexes {
-					addRow(text(name), func(r *virtualRow) {
-						r.set("kind", text(ix.Kind())).set("options", textMap(ix.SchemaOptions()))
-					}, text(tn), text(ix.Name))
-				}
+			addRow(text(v.Keyspace), func(r *virtualRow) {
+				setTableParams(r, v)
+				r.set("base_table_id", v.View.BaseID[:]).
+					set("base_table_name", text(v.View.BaseName)).
+					set("include_all_columns", types.EncodeBoolean(v.View.IncludeAll)).
+					set("where_clause", text(v.View.Where))
+			}, text(v.Name))
+		}
+	case "system_schema.indexes":
+		for _, tt := range s.Tables(false) {
+			for _, ix := range tt.Indexes {
+				addRow(text(tt.Keyspace), func(r *virtualRow) {
+					r.set("kind", text(ix.Kind())).set("options", textMap(ix.SchemaOptions()))
+				}, text(tt.Name), text(ix.Name))
 			}
 		}
 	case "system_schema.dropped_columns":
-		for _, name := range s.KeyspaceNames() {
-			ks := s.Keyspaces[name]
-			if ks.Virtual {
-				continue
-			}
-			for _, tn := range ks.TableNames() {
-				tt := ks.Tables[tn]
-				for _, d := range tt.Dropped {
-					addRow(text(name), func(r *virtualRow) {
-						r.set("dropped_time", types.EncodeTimestampMillis(d.DroppedTime/1000)).
-							set("kind", text(d.Kind.String())).
-							set("type", text(d.Type.String()))
-					}, text(tn), text(d.Name))
-				}
+		for _, tt := range s.Tables(false) {
+			for _, d := range tt.Dropped {
+				addRow(text(tt.Keyspace), func(r *virtualRow) {
+					r.set("dropped_time", types.EncodeTimestampMillis(d.DroppedTime/1000)).
+						set("kind", text(d.Kind.String())).
+						set("type", text(d.Type.String()))
+				}, text(tt.Name), text(d.Name))
 			}
 		}
 	case "system_schema.types":
@@ -411,4 +355,23 @@ func inSlices(t *schema.Table, slices []mutation.Slice, c [][]byte) bool {
 		return true
 	}
 	return false
+}
+
+// setColumnMask fills a system_schema.column_masks row.
+func setColumnMask(r *virtualRow, m *schema.ColumnMask) {
+	var argTypes, argValues, argNulls [][]byte
+	for i, v := range m.Args {
+		argTypes = append(argTypes, text(m.ArgTypes[i]))
+		argNulls = append(argNulls, types.EncodeBoolean(v == nil))
+		s := ""
+		if t, err := types.ParseTypeString(m.ArgTypes[i]); err == nil && v != nil {
+			s = types.Format(t, v)
+		}
+		argValues = append(argValues, text(s))
+	}
+	r.set("function_keyspace", text("system")).
+		set("function_name", text(m.Function)).
+		set("function_argument_types", types.EncodeList(argTypes)).
+		set("function_argument_values", types.EncodeList(argValues)).
+		set("function_argument_nulls", types.EncodeList(argNulls))
 }

@@ -53,21 +53,6 @@ func (e *Executor) localRanges() []int64 {
 	return tokens
 }
 
-// userTables lists the tables of the non-system keyspaces.
-func userTables(s *schema.Schema) []*schema.Table {
-	var out []*schema.Table
-	for _, ksName := range s.KeyspaceNames() {
-		if schema.IsSystemKeyspace(ksName) {
-			continue
-		}
-		ks := s.Keyspaces[ksName]
-		for _, tn := range ks.TableNames() {
-			out = append(out, ks.Tables[tn])
-		}
-	}
-	return out
-}
-
 // addTableStatsRows fills the statistics tables. Without a statistics
 // source (the advisor's offline executor, tests) they are empty.
 //
@@ -92,7 +77,7 @@ func (e *Executor) addTableStatsRows(v *virtualTable, s *schema.Schema, addRow f
 	switch v.t.Keyspace + "." + v.t.Name {
 	case "system.size_estimates", "system.table_estimates":
 		ends := e.localRanges()
-		for _, t := range userTables(s) {
+		for _, t := range s.UserTables() {
 			counts := src.PartitionCounts(t, ends)
 			mean := src.TableStatistics(t).PartitionSize.Mean
 			for i, end := range ends {
@@ -119,7 +104,7 @@ func (e *Executor) addTableStatsRows(v *virtualTable, s *schema.Schema, addRow f
 			}
 		}
 	case schema.SystemViews + ".cqld_table_histograms":
-		for _, t := range userTables(s) {
+		for _, t := range s.UserTables() {
 			st := src.TableStatistics(t)
 			addRow(text(t.Keyspace), func(r *virtualRow) {
 				ps, cc, ts := st.PartitionSize, st.CellCount, st.TombstonesPerRead

@@ -332,3 +332,31 @@ func (t *Table) CompareClustering(a, b [][]byte) int {
 	}
 	return 0
 }
+
+// Tables returns the tables (views included) of the keyspaces whose
+// Virtual flag is virtual, by keyspace then table name.
+func (s *Schema) Tables(virtual bool) []*Table {
+	var out []*Table
+	for _, name := range s.KeyspaceNames() {
+		ks := s.Keyspaces[name]
+		if ks.Virtual != virtual {
+			continue
+		}
+		for _, tn := range ks.TableNames() {
+			out = append(out, ks.Tables[tn])
+		}
+	}
+	return out
+}
+
+// UserTables returns the tables (views included) of the keyspaces users
+// created, by keyspace then table name.
+func (s *Schema) UserTables() []*Table {
+	var out []*Table
+	for _, t := range s.Tables(false) {
+		if !IsSystemKeyspace(t.Keyspace) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
