@@ -727,18 +727,7 @@ func casHasRowConditions(plans []*modifyPlan, targets []casTarget) bool {
 // readFirstRow reads the first live row of a partition (and its static
 // row).
 func (e *Executor) readFirstRow(ctx context.Context, t *schema.Table, key []byte, token, nowSec int64) (*mutation.Partition, error) {
-	cmd := &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec, RowLimit: 1}
-	parts, err := e.cfg.Coordinator.Read(ctx, t, One, cmd)
-	if err != nil {
-		return nil, err
-	}
-	parts = dropShadowed(t, parts)
-	for i := range parts {
-		if bytes.Equal(parts[i].Key, key) {
-			return &parts[i], nil
-		}
-	}
-	return nil, nil
+	return e.readOne(ctx, t, &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec, RowLimit: 1})
 }
 
 // selectStarOrder is Cassandra's "SELECT *" column order: partition key,

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/cqld/cqld/internal/cql"
@@ -76,7 +77,7 @@ func (e *Executor) prepareMask(t *schema.Table, col *schema.Column, m *cql.Colum
 	c := &compiled{}
 	for i, a := range m.Args {
 		pt := fn.params[i+1]
-		f, err := c.compileTerm(a, spec(t, "arg"+string(rune('0'+i%10)), pt), e.now)
+		f, err := c.compileTerm(a, spec(t, "arg"+strconv.Itoa(i), pt), e.now)
 		if err != nil {
 			// FunctionResolver finds no overload for these arguments.
 			return nil, cqlerr.Invalidf("Unable to find masking function for %s, no declared function matches the signature %s", col.Name, maskText(m))

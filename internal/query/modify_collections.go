@@ -243,13 +243,20 @@ func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, key []byte,
 	case full == 1 && len(cks) == 1:
 		cmd.Slices = []mutation.Slice{{Start: mutation.Bound{Values: cks[0], Inclusive: true}, End: mutation.Bound{Values: cks[0], Inclusive: true}}}
 	}
+	return e.readOne(ctx, t, cmd)
+}
+
+// readOne runs a single-partition read at ONE (the reads before writes of
+// counters, list operations, LWT and views) and returns the partition, nil
+// when it has no live data.
+func (e *Executor) readOne(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) (*mutation.Partition, error) {
 	parts, err := e.cfg.Coordinator.Read(ctx, t, One, cmd)
 	if err != nil {
 		return nil, err
 	}
 	parts = dropShadowed(t, parts)
 	for i := range parts {
-		if bytes.Equal(parts[i].Key, key) {
+		if bytes.Equal(parts[i].Key, cmd.Key) {
 			return &parts[i], nil
 		}
 	}

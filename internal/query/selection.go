@@ -606,16 +606,9 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 	if fs, ok := x.Args[0].(*cql.FieldSel); ok {
 		return sc.compileFieldCellMeta(fn, fs)
 	}
-	cs, ok := x.Args[0].(*cql.ColumnSel)
-	if !ok {
-		return nil, cqlerr.Invalidf("Invalid argument for %s", fn)
-	}
-	col, err := columnOf(sc.t, cs.Name)
+	col, err := sc.cellMetaColumn(fn, x.Args[0])
 	if err != nil {
 		return nil, err
-	}
-	if col.IsPrimaryKey() {
-		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, col.Name)
 	}
 	name := fn + "(" + col.Name + ")"
 	multi := col.Type.IsMultiCell()
@@ -834,3 +827,20 @@ func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now no
 
 // sameBytes is bytes.Equal, named for readability at call sites.
 func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
+
+// cellMetaColumn is the column argument of writetime/maxwritetime/ttl: a
+// regular or static column.
+func (sc *selCompiler) cellMetaColumn(fn string, e cql.SelectorExpr) (*schema.Column, error) {
+	cs, ok := e.(*cql.ColumnSel)
+	if !ok {
+		return nil, cqlerr.Invalidf("Invalid argument for %s", fn)
+	}
+	col, err := columnOf(sc.t, cs.Name)
+	if err != nil {
+		return nil, err
+	}
+	if col.IsPrimaryKey() {
+		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, col.Name)
+	}
+	return col, nil
+}

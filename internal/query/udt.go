@@ -300,16 +300,9 @@ func (sc *selCompiler) compileFieldCellMeta(fn string, x *cql.FieldSel) (*selExp
 		fields = append([]string{f.Field}, fields...)
 		root = f.Expr
 	}
-	cs, ok := root.(*cql.ColumnSel)
-	if !ok {
-		return nil, cqlerr.Invalidf("Invalid argument for %s", fn)
-	}
-	col, err := columnOf(sc.t, cs.Name)
+	col, err := sc.cellMetaColumn(fn, root)
 	if err != nil {
 		return nil, err
-	}
-	if col.IsPrimaryKey() {
-		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, col.Name)
 	}
 	// Validate the field chain (and get Cassandra's errors) by compiling
 	// the selection itself.

@@ -529,18 +529,11 @@ func (e *Executor) affectedRows(ctx context.Context, t *schema.Table, up *mutati
 		}
 		sortSlices(t, cmd.Slices)
 	}
-	parts, err := e.cfg.Coordinator.Read(ctx, t, One, cmd)
-	if err != nil {
+	part, err := e.readOne(ctx, t, cmd)
+	if err != nil || part == nil {
 		return nil, err
 	}
-	parts = dropShadowed(t, parts)
-	var rows []mutation.Row
-	for _, p := range parts {
-		if bytes.Equal(p.Key, up.Key) {
-			rows = append(rows, p.Rows...)
-		}
-	}
-	return rows, nil
+	return part.Rows, nil
 }
 
 // viewRow is the image of one base row in a view.

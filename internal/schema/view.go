@@ -76,16 +76,12 @@ func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 	var dropped *Table
 	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
 		// DropViewStatement.apply: a missing keyspace is a missing view.
-		k := kss[ks]
-		var v *Table
-		if k != nil {
-			v = k.Tables[name]
-		}
-		if v == nil || !v.IsView() {
+		k, v, err := findView(kss, ks, name)
+		if err != nil {
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+			return false, err
 		}
 		nk := k.withTable(name, nil)
 		if base := nk.Tables[v.View.BaseName]; base != nil {
@@ -108,16 +104,12 @@ func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 func (m *Manager) AlterView(ks, name string, ifExists bool, params func(old TableParams) (TableParams, error)) (bool, error) {
 	return m.update(func(kss map[string]*Keyspace) (bool, error) {
 		// AlterViewStatement.apply: a missing keyspace is a missing view.
-		k := kss[ks]
-		var v *Table
-		if k != nil {
-			v = k.Tables[name]
-		}
-		if v == nil || !v.IsView() {
+		k, v, err := findView(kss, ks, name)
+		if err != nil {
 			if ifExists {
 				return false, nil
 			}
-			return false, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+			return false, err
 		}
 		p, err := params(v.Params)
 		if err != nil {
@@ -128,4 +120,16 @@ func (m *Manager) AlterView(ks, name string, ifExists bool, params func(old Tabl
 		kss[ks] = k.withTable(name, &nv)
 		return true, nil
 	})
+}
+
+// findView returns a view and its keyspace; a missing keyspace is a missing
+// view (Drop/AlterViewStatement.apply).
+func findView(kss map[string]*Keyspace, ks, name string) (*Keyspace, *Table, error) {
+	k := kss[ks]
+	if k != nil {
+		if v := k.Tables[name]; v != nil && v.IsView() {
+			return k, v, nil
+		}
+	}
+	return nil, nil, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
 }
