@@ -265,6 +265,19 @@ func toDataSize(v any) (int64, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n * 1024, nil
 	}
+	if n, ok := parseDataSize(s); ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
+}
+
+func (c *Config) authConfig() auth.Config {
+	return auth.Config{Authenticator: c.Authenticator, Authorizer: c.Authorizer}
+}
+
+// parseDataSize parses a non-negative size with a unit (B, KiB, MiB, GiB:
+// Cassandra 5.0's DataStorageSpec).
+func parseDataSize(s string) (int64, bool) {
 	units := []struct {
 		suffix string
 		mult   int64
@@ -273,14 +286,10 @@ func toDataSize(v any) (int64, error) {
 		if strings.HasSuffix(s, u.suffix) {
 			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), 10, 64)
 			if err != nil || n < 0 {
-				return 0, fmt.Errorf("invalid data size %q", s)
+				return 0, false
 			}
-			return n * u.mult, nil
+			return n * u.mult, true
 		}
 	}
-	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
-}
-
-func (c *Config) authConfig() auth.Config {
-	return auth.Config{Authenticator: c.Authenticator, Authorizer: c.Authorizer}
+	return 0, false
 }

@@ -3,7 +3,6 @@ package node
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 
 	"github.com/cqld/cqld/internal/query"
@@ -146,18 +145,8 @@ func toBytes(v any) (int64, error) {
 	if s == "-1" {
 		return -1, nil
 	}
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1024}, {"MiB", 1024 * 1024}, {"GiB", 1024 * 1024 * 1024}, {"B", 1}}
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), 10, 64)
-			if err != nil || n < 0 {
-				break
-			}
-			return n * u.mult, nil
-		}
+	if n, ok := parseDataSize(s); ok {
+		return n, nil
 	}
 	return 0, fmt.Errorf("invalid data storage: value must be a non-negative integer with a unit (B, KiB, MiB, GiB), got %q", s)
 }

@@ -224,17 +224,6 @@ func udtCQLName(ks, name string) string {
 	return quoteIdentIfNeeded(ks) + "." + quoteIdentIfNeeded(name)
 }
 
-// statementKeyspace is the keyspace of a schema statement on name.
-func statementKeyspace(name cql.QualifiedName, keyspace string) (string, error) {
-	if name.Keyspace != "" {
-		return name.Keyspace, nil
-	}
-	if keyspace == "" {
-		return "", cqlerr.Invalidf("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
-	}
-	return keyspace, nil
-}
-
 // checkFieldRaw applies CREATE TYPE's restrictions on a field type.
 func checkFieldRaw(te cql.TypeExpr) error {
 	if isRawNative(te, "counter") {
@@ -247,7 +236,7 @@ func checkFieldRaw(te cql.TypeExpr) error {
 }
 
 func (e *Executor) compileCreateType(c *compiled, st *cql.CreateType, keyspace string) error {
-	ksName, err := statementKeyspace(st.Name, keyspace)
+	ksName, err := keyspaceOf(st.Name, keyspace)
 	if err != nil {
 		return err
 	}
@@ -310,7 +299,7 @@ func fieldIndex(t *types.Type, name string) int {
 }
 
 func (e *Executor) compileAlterType(c *compiled, st *cql.AlterType, keyspace string) error {
-	ksName, err := statementKeyspace(st.Name, keyspace)
+	ksName, err := keyspaceOf(st.Name, keyspace)
 	if err != nil {
 		return err
 	}
@@ -408,7 +397,7 @@ func (e *Executor) compileAlterType(c *compiled, st *cql.AlterType, keyspace str
 }
 
 func (e *Executor) compileDropType(c *compiled, st *cql.DropType, keyspace string) error {
-	ksName, err := statementKeyspace(st.Name, keyspace)
+	ksName, err := keyspaceOf(st.Name, keyspace)
 	if err != nil {
 		return err
 	}
