@@ -142,11 +142,8 @@ func (m *Manager) createRole(ctx context.Context, sess *query.Session, name stri
 		return nil, err
 	}
 	if ro.super != nil && *ro.super {
-		if ok, err := m.isSuper(ctx, sess.User); err != nil || !ok {
-			if err != nil {
-				return nil, err
-			}
-			return nil, cqlerr.New(cqlerr.Unauthorized, "Only superusers can create a role with superuser status")
+		if err := m.requireSuper(ctx, sess.User, "Only superusers can create a role with superuser status"); err != nil {
+			return nil, err
 		}
 	}
 	hash := query.Value{}
@@ -186,10 +183,7 @@ func (m *Manager) alterRole(ctx context.Context, sess *query.Session, name strin
 		return nil, err
 	}
 	if existing == nil {
-		if ifExists {
-			return void, nil
-		}
-		return nil, cqlerr.Invalidf("%s doesn't exist", name)
+		return missingRole(name, ifExists)
 	}
 	super, err := m.isSuper(ctx, sess.User)
 	if err != nil {
@@ -250,10 +244,7 @@ func (m *Manager) dropRole(ctx context.Context, sess *query.Session, name string
 		return nil, err
 	}
 	if existing == nil {
-		if ifExists {
-			return void, nil
-		}
-		return nil, cqlerr.Invalidf("%s doesn't exist", name)
+		return missingRole(name, ifExists)
 	}
 	if name == sess.User {
 		return nil, cqlerr.Invalidf("Cannot DROP primary role for current login")
@@ -262,11 +253,8 @@ func (m *Manager) dropRole(ctx context.Context, sess *query.Session, name string
 		return nil, err
 	}
 	if existing.super {
-		if ok, err := m.isSuper(ctx, sess.User); err != nil || !ok {
-			if err != nil {
-				return nil, err
-			}
-			return nil, cqlerr.New(cqlerr.Unauthorized, "Only superusers can drop a role with superuser status")
+		if err := m.requireSuper(ctx, sess.User, "Only superusers can drop a role with superuser status"); err != nil {
+			return nil, err
 		}
 	}
 	// Memberships in both directions, permissions held, then the role.
@@ -701,4 +689,25 @@ func (m *Manager) listPermissions(ctx context.Context, sess *query.Session, st *
 // bcryptCost validates a jBcrypt hash.
 func bcryptCost(hash string) (int, error) {
 	return bcryptCostOf([]byte(hash))
+}
+
+// missingRole answers a statement on a role that does not exist: nothing
+// with IF EXISTS, else Cassandra's "r doesn't exist".
+func missingRole(name string, ifExists bool) (*query.Result, error) {
+	if ifExists {
+		return void, nil
+	}
+	return nil, cqlerr.Invalidf("%s doesn't exist", name)
+}
+
+// requireSuper fails with Unauthorized msg unless user is a superuser.
+func (m *Manager) requireSuper(ctx context.Context, user, msg string) error {
+	ok, err := m.isSuper(ctx, user)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cqlerr.New(cqlerr.Unauthorized, "%s", msg)
+	}
+	return nil
 }

@@ -147,6 +147,14 @@ func TestPasswordAuthAndPermissions(t *testing.T) {
 	fails(admin, "REVOKE readers FROM alice", cqlerr.Invalid, "alice is not a member of readers")
 	fails(admin, "DROP ROLE cassandra", cqlerr.Invalid, "Cannot DROP primary role for current login")
 	ok(admin, "DROP ROLE alice")
+	fails(admin, "DROP ROLE nobody", cqlerr.Invalid, "nobody doesn't exist")
+	ok(admin, "DROP ROLE IF EXISTS nobody")
+	fails(admin, "ALTER ROLE nobody WITH LOGIN = true", cqlerr.Invalid, "nobody doesn't exist")
+	ok(admin, "ALTER ROLE IF EXISTS nobody WITH LOGIN = true")
+	fails(bob, "CREATE ROLE su WITH SUPERUSER = true", cqlerr.Unauthorized, "User bob has no CREATE permission on <all roles>")
+	ok(admin, "GRANT CREATE ON ALL ROLES TO bob")
+	fails(bob, "CREATE ROLE su WITH SUPERUSER = true", cqlerr.Unauthorized, "Only superusers can create a role with superuser status")
+	ok(bob, "CREATE ROLE plain")
 	if err := login("alice", "new"); !cqlerr.Is(err, cqlerr.BadCredentials) {
 		t.Fatalf("dropped role logged in: %v", err)
 	}
