@@ -40,7 +40,8 @@ func validateRoleOptions(opts []cql.RoleOption) error {
 	return nil
 }
 
-// compileSecurity answers the role, user and permission statements.
+// compileSecurity answers the role, user and permission statements: an
+// option error, or the anonymous client's Unauthorized.
 func compileSecurity(stmt cql.Statement) error {
 	switch st := stmt.(type) {
 	case *cql.CreateRole:
@@ -59,22 +60,22 @@ func compileSecurity(stmt cql.Statement) error {
 		}
 	case *cql.CreateUser:
 		if st.Password != nil {
-			return validateRoleOptions([]cql.RoleOption{*st.Password})
+			if err := validateRoleOptions([]cql.RoleOption{*st.Password}); err != nil {
+				return err
+			}
 		}
 		if st.Name == "" {
 			return cqlerr.Invalidf("Role name can't be an empty string")
 		}
 	case *cql.AlterUser:
 		if st.Password != nil {
-			return validateRoleOptions([]cql.RoleOption{*st.Password})
+			if err := validateRoleOptions([]cql.RoleOption{*st.Password}); err != nil {
+				return err
+			}
 		}
 		if !st.Superuser && !st.NoSuperuser {
 			return cqlerr.Invalidf("ALTER [ROLE|USER] can't be empty")
 		}
-	case *cql.DropRole, *cql.DropUser, *cql.GrantPermissions, *cql.RevokePermissions, *cql.GrantRole,
-		*cql.RevokeRole, *cql.ListPermissions, *cql.ListRoles, *cql.ListUsers, *cql.AddIdentity, *cql.DropIdentity:
-	default:
-		return nil
 	}
 	return anonymous()
 }

@@ -492,10 +492,7 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 		*cql.GrantPermissions, *cql.RevokePermissions, *cql.GrantRole, *cql.RevokeRole,
 		*cql.ListPermissions, *cql.ListRoles, *cql.ListUsers, *cql.AddIdentity, *cql.DropIdentity:
 		if e.cfg.Security == nil {
-			if err := compileSecurity(stmt); err != nil {
-				return nil, err
-			}
-			return nil, cqlerr.NotImplemented(cql.StatementName(stmt))
+			return nil, compileSecurity(stmt)
 		}
 		c.security = stmt
 	case *cql.Describe:

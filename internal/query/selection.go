@@ -167,6 +167,9 @@ func (sc *selCompiler) compile(e cql.SelectorExpr) (*selExpr, error) {
 				}
 				m, err := mask(v)
 				if err != nil {
+					// The mask was resolved when the column was masked;
+					// should it fail now, show nothing rather than the
+					// clear value.
 					return nil
 				}
 				return m
