@@ -1023,6 +1023,12 @@ func without(props []cql.Property, names []string) []cql.Property {
 // recompileWithout compiles c's statement again without the ignored table
 // properties (Values' ignore action).
 func (e *Executor) recompileWithout(c *compiled, ignored []string) (*compiled, error) {
+	// Nothing left to alter: Cassandra applies an empty change.
+	emptyAlter := func(name cql.QualifiedName) *compiled {
+		return &compiled{schemaVersion: c.schemaVersion, schema: c.schema, ddl: func(ctx context.Context, e *Executor) (*Result, error) {
+			return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: c.keyspaceOf(name), Name: name.Name}), nil
+		}}
+	}
 	var stmt cql.Statement
 	switch st := c.stmt.(type) {
 	case *cql.CreateTable:
@@ -1033,10 +1039,7 @@ func (e *Executor) recompileWithout(c *compiled, ignored []string) (*compiled, e
 		cp := *st
 		cp.Properties = without(st.Properties, ignored)
 		if len(cp.Properties) == 0 {
-			// Nothing left to alter: Cassandra applies an empty change.
-			return &compiled{schemaVersion: c.schemaVersion, schema: c.schema, ddl: func(ctx context.Context, e *Executor) (*Result, error) {
-				return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: c.keyspaceOf(st.Name), Name: st.Name.Name}), nil
-			}}, nil
+			return emptyAlter(st.Name), nil
 		}
 		stmt = &cp
 	case *cql.CreateMaterializedView:
@@ -1047,9 +1050,7 @@ func (e *Executor) recompileWithout(c *compiled, ignored []string) (*compiled, e
 		cp := *st
 		cp.Properties = without(st.Properties, ignored)
 		if len(cp.Properties) == 0 {
-			return &compiled{schemaVersion: c.schemaVersion, schema: c.schema, ddl: func(ctx context.Context, e *Executor) (*Result, error) {
-				return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: c.keyspaceOf(st.Name), Name: st.Name.Name}), nil
-			}}, nil
+			return emptyAlter(st.Name), nil
 		}
 		stmt = &cp
 	default:
