@@ -34,6 +34,10 @@ const (
 	slotRowDeletion byte = 0x00
 	slotMarker      byte = 0x01
 	slotCell        byte = 0x02
+	// slotWritten holds the clustering values as written when they differ
+	// from the canonical form the key encoding decodes to (layout.md,
+	// "clustering as written").
+	slotWritten byte = 0x03
 
 	// After a cell's column id: absent for a simple cell (or a collection
 	// deletion), pathTag followed by the encoded element key otherwise.
@@ -153,6 +157,69 @@ func appendClustering(dst []byte, t *schema.Table, values [][]byte) ([]byte, err
 		dst = types.AppendKey(dst, c.Type, v, c.Desc)
 	}
 	return dst, nil
+}
+
+// canonicalClustering reports whether the clustering values are in the
+// canonical form their key encoding decodes to (types.KeyMayCanonicalize):
+// when they are not, Apply also writes them as written (slotWritten).
+func canonicalClustering(t *schema.Table, values [][]byte) (bool, error) {
+	var buf [64]byte
+	for i, v := range values {
+		cv, err := canonicalValue(t.Clustering[i], buf[:0], v)
+		if err != nil || !bytes.Equal(cv, v) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// canonicalValue returns the canonical form of a value of clustering column
+// c (v itself for the types whose key encoding is lossless); buf is scratch.
+func canonicalValue(c *schema.Column, buf, v []byte) ([]byte, error) {
+	if !types.KeyMayCanonicalize(c.Type) {
+		return v, nil
+	}
+	dec, _, err := types.DecodeKey(c.Type, types.AppendKey(buf, c.Type, v, c.Desc), c.Desc)
+	if err != nil {
+		return nil, fmt.Errorf("storage: clustering %s: %w", c.Name, err)
+	}
+	return dec, nil
+}
+
+// writtenTimestamp returns the timestamp of the clustering as written by a
+// row update: the newest of its marker and cells; false when the update
+// writes no data (only a deletion).
+func writtenTimestamp(r *mutation.Row) (int64, bool) {
+	ts := r.Marker.Timestamp
+	for i := range r.Cells {
+		ts = max(ts, r.Cells[i].Timestamp)
+	}
+	return ts, ts != mutation.NoTimestamp
+}
+
+// appendWrittenValues appends the clustering values of slotWritten: each
+// as its length (uvarint) and bytes.
+func appendWrittenValues(dst []byte, values [][]byte) []byte {
+	for _, v := range values {
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		dst = append(dst, v...)
+	}
+	return dst
+}
+
+// decodeWrittenValues decodes n values written by appendWrittenValues; they
+// alias b.
+func decodeWrittenValues(b []byte, n int) ([][]byte, bool) {
+	out := make([][]byte, n)
+	for i := range out {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || l > uint64(len(b)-k) {
+			return nil, false
+		}
+		out[i] = b[k : k+int(l) : k+int(l)]
+		b = b[k+int(l):]
+	}
+	return out, len(b) == 0
 }
 
 // pathType returns the type whose key encoding orders the element keys

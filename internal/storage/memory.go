@@ -46,7 +46,12 @@ type memPartition struct {
 }
 
 type memRow struct {
-	clustering [][]byte
+	clustering [][]byte // canonical (canonicalValue)
+	// written holds the clustering as written (Value: appendWrittenValues)
+	// by the newest update whose values were not canonical, as the Pebble
+	// engine's slotWritten; hasWritten says whether there is one.
+	written    mutation.Cell
+	hasWritten bool
 	marker     mutation.Liveness
 	del        mutation.Deletion
 	cells      map[string]mutation.Cell // by column id and path
@@ -137,13 +142,30 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 			memMergeRow(p.static, u.Static)
 		}
 		for i := range u.Rows {
-			k := memRowKey(u.Rows[i].Clustering)
+			// Values that compare equal are one row: rows are keyed by
+			// their canonical values.
+			row := &u.Rows[i]
+			canon := make([][]byte, len(row.Clustering))
+			for j, v := range row.Clustering {
+				cv, err := canonicalValue(t.Clustering[j], nil, v)
+				if err != nil {
+					return err
+				}
+				canon[j] = cloneBytes(cv)
+			}
+			k := memRowKey(canon)
 			r := p.rows[k]
 			if r == nil {
-				r = newMemRow(cloneValues(u.Rows[i].Clustering))
+				r = newMemRow(canon)
 				p.rows[k] = r
 			}
-			memMergeRow(r, &u.Rows[i])
+			memMergeRow(r, row)
+			if ts, ok := writtenTimestamp(row); ok && !sameValues(canon, row.Clustering) {
+				w := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, row.Clustering)}
+				if !r.hasWritten || mutation.Reconcile(&r.written, &w) == &w {
+					r.written, r.hasWritten = w, true
+				}
+			}
 		}
 	}
 	return nil
@@ -350,6 +372,10 @@ func memLiveRow(t *schema.Table, r *memRow, eff mutation.Deletion, now int64) (m
 	if r.clustering == nil {
 		out.Clustering = nil
 	}
+	if r.hasWritten && !eff.Deletes(r.written.Timestamp) {
+		vs, _ := decodeWrittenValues(r.written.Value, len(r.clustering))
+		out.Clustering = cloneValues(vs)
+	}
 	if markerLive {
 		out.Marker = r.marker
 	}
@@ -484,5 +510,12 @@ func memPurgeRow(d *purgeDecider, st *PurgeStats, r *memRow, eff mutation.Deleti
 			delete(r.cells, k)
 			count(a)
 		}
+	}
+	// The clustering as written goes when shadowed or with the last of its
+	// row (purgeDecider's slotWritten).
+	empty := r.del.IsLive() && r.marker.Timestamp == mutation.NoTimestamp && len(r.cells) == 0
+	if r.hasWritten && (d.eff.Deletes(r.written.Timestamp) || empty) {
+		r.written, r.hasWritten = mutation.Cell{}, false
+		count(purgeShadowed)
 	}
 }

@@ -298,8 +298,29 @@ func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, p
 		if err := w.encodeRow(t, rp, r, b); err != nil {
 			return err
 		}
+		if err := w.encodeWritten(t, rp, r, b); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// encodeWritten writes the row's clustering values as written when they
+// are not in canonical form and the row writes data (layout.md,
+// "clustering as written").
+func (w *batchWriter) encodeWritten(t *schema.Table, rp []byte, r *mutation.Row, b *pebble.Batch) error {
+	ts, ok := writtenTimestamp(r)
+	if !ok {
+		return nil
+	}
+	canon, err := canonicalClustering(t, r.Clustering)
+	if err != nil || canon {
+		return err
+	}
+	w.key = append(append(w.key[:0], rp...), slotWritten)
+	c := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, r.Clustering)}
+	w.val = appendCellValue(w.val[:0], &c)
+	return w.merge(b)
 }
 
 func (w *batchWriter) encodeRow(t *schema.Table, rp []byte, r *mutation.Row, b *pebble.Batch) error {

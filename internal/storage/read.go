@@ -349,6 +349,9 @@ type rowAcc struct {
 	marker     mutation.Liveness
 	del        mutation.Deletion
 	cells      []mutation.Cell
+	// written is the clustering as written (slotWritten), when stored.
+	written    mutation.Cell
+	hasWritten bool
 }
 
 func (a *rowAcc) reset() {
@@ -358,6 +361,7 @@ func (a *rowAcc) reset() {
 	a.marker = mutation.NoLiveness
 	a.del = mutation.Live
 	a.cells = a.cells[:0]
+	a.hasWritten = false
 }
 
 // copyBytes copies b into the read's arena: one allocation per 256 B-64 KiB of
@@ -617,6 +621,19 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 		return err
 	}
 	r.scan.bytes += int64(len(it.Key()) + len(v))
+	if slot[0] == slotWritten {
+		// Not a cell of the row: it only says how its clustering was
+		// written.
+		var c mutation.Cell
+		if !decodeCellValue(v, &c) || c.Tombstone {
+			return fmt.Errorf("%w: clustering as written", errCorrupt)
+		}
+		if !r.acc.hasWritten || mutation.Reconcile(&r.acc.written, &c) == &c {
+			c.Value = r.copyBytes(c.Value)
+			r.acc.written, r.acc.hasWritten = c, true
+		}
+		return nil
+	}
 	r.scan.cells++
 	switch slot[0] {
 	case slotRowDeletion:
@@ -720,6 +737,13 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 		return row, false
 	}
 	row.Clustering = a.clustering
+	if clustered && a.hasWritten && !eff.Deletes(a.written.Timestamp) {
+		// The values alias the arena. Undecodable ones (never written so)
+		// leave the canonical values.
+		if vs, ok := decodeWrittenValues(a.written.Value, len(a.clustering)); ok {
+			copy(row.Clustering, vs)
+		}
+	}
 	row.Marker = mutation.NoLiveness
 	if markerLive {
 		row.Marker = a.marker

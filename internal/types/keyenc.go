@@ -589,6 +589,24 @@ func (d *keyDecoder) decimal() ([]byte, error) {
 	return EncodeDecimal(u, int32(scale)), nil
 }
 
+// KeyMayCanonicalize reports whether DecodeKey may return other bytes than
+// the value given to AppendKey for values of t: the types whose comparator
+// identifies different byte strings (keyencoding.md, "Canonical forms"),
+// and the frozen collections, tuples, UDTs and vectors holding them. For
+// every other type the key encoding is lossless.
+func KeyMayCanonicalize(t *Type) bool {
+	switch t.Kind {
+	case Decimal, Varint, Boolean, Float, Double, Tuple, UDT:
+		return true
+	}
+	for _, p := range t.Params {
+		if KeyMayCanonicalize(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckKeyType reports whether columns of type t may be part of a primary
 // key. The returned *ColumnError's message needs the column name (see
 // WithColumn).
