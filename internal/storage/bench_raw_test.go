@@ -37,7 +37,7 @@ func BenchmarkVsRaw(b *testing.B) {
 		k = append(k, kindRow)
 		k, _ = appendClustering(k, tbl, u.Rows[0].Clustering)
 		k = appendCellSlot(k, tbl.ColumnByID(colV), nil)
-		return k, appendCellValue(nil, &u.Rows[0].Cells[0])
+		return k, appendCellValue(nil, &u.Rows[0].Cells[0], nil)
 	}
 	read := func(i int) *mutation.ReadCommand {
 		u := upd(i)

@@ -23,21 +23,25 @@ func TestDifferential(t *testing.T) {
 	for seed := 0; seed < seeds; seed++ {
 		runDifferential(t, testTable(), uint64(seed), 300, 200)
 	}
-	// Decimal clustering values that compare equal but are written
-	// differently are one row, read back as last written.
+	// Decimal clustering values and set elements that compare equal but
+	// are written differently are one row or element, read back as
+	// written.
 	for seed := 0; seed < seeds; seed++ {
 		runDifferential(t, decimalTable(), uint64(seed), 300, 200)
 	}
 }
 
-// decimalTable is testTable with ck1 decimal.
+// decimalTable is testTable with ck1 decimal and st set<decimal>.
 func decimalTable() *schema.Table {
 	t := testTable()
 	cols := make([]*schema.Column, 0, len(t.Columns))
 	for _, c := range t.Columns {
 		c := *c
-		if c.Name == "ck1" {
+		switch c.Name {
+		case "ck1":
 			c.Type = types.DecimalType
+		case "st":
+			c.Type = types.SetOf(types.DecimalType, false)
 		}
 		cols = append(cols, &c)
 	}
@@ -174,6 +178,9 @@ func (g *gen) cell(col uint32) mutation.Cell {
 	case colST:
 		if g.rng.IntN(5) > 0 {
 			c.Path = []byte(ck2Values[g.rng.IntN(len(ck2Values))])
+			if g.t.ColumnByID(colST).Type.Params[0].Kind == types.Decimal {
+				c.Path = decimalValues[g.rng.IntN(len(decimalValues))]
+			}
 			if !c.Tombstone {
 				c.Value = []byte{}
 			}

@@ -176,14 +176,36 @@ func canonicalClustering(t *schema.Table, values [][]byte) (bool, error) {
 // canonicalValue returns the canonical form of a value of clustering column
 // c (v itself for the types whose key encoding is lossless); buf is scratch.
 func canonicalValue(c *schema.Column, buf, v []byte) ([]byte, error) {
-	if !types.KeyMayCanonicalize(c.Type) {
-		return v, nil
-	}
-	dec, _, err := types.DecodeKey(c.Type, types.AppendKey(buf, c.Type, v, c.Desc), c.Desc)
+	cv, err := canonicalForm(c.Type, c.Desc, buf, v)
 	if err != nil {
 		return nil, fmt.Errorf("storage: clustering %s: %w", c.Name, err)
 	}
-	return dec, nil
+	return cv, nil
+}
+
+// canonicalPath returns the canonical form of an element path of the
+// multi-cell column c (Cell.Path): different when Apply stores the path as
+// written in the cell's value (valFlagPath).
+func canonicalPath(c *schema.Column, buf, path []byte) ([]byte, error) {
+	pt := pathType(c)
+	if pt == nil {
+		return path, nil
+	}
+	cp, err := canonicalForm(pt, false, buf, path)
+	if err != nil {
+		return nil, fmt.Errorf("storage: element of %s: %w", c.Name, err)
+	}
+	return cp, nil
+}
+
+// canonicalForm returns what the key encoding of v decodes to (v itself
+// for the types whose key encoding is lossless); buf is scratch.
+func canonicalForm(t *types.Type, desc bool, buf, v []byte) ([]byte, error) {
+	if !types.KeyMayCanonicalize(t) {
+		return v, nil
+	}
+	dec, _, err := types.DecodeKey(t, types.AppendKey(buf, t, v, desc), desc)
+	return dec, err
 }
 
 // writtenTimestamp returns the timestamp of the clustering as written by a

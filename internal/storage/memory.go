@@ -85,11 +85,19 @@ func memRowKey(clustering [][]byte) string {
 	return string(b)
 }
 
-func memCellKey(c *mutation.Cell) string {
+// memCellKey is the key of a cell in its row: elements whose paths compare
+// equal (set elements 1.5 and 1.50) are one cell.
+func memCellKey(t *schema.Table, c *mutation.Cell) string {
 	b := binary.BigEndian.AppendUint32(nil, c.Column)
 	if c.Path != nil {
 		b = append(b, 1)
-		b = append(b, c.Path...)
+		path := c.Path
+		if col := t.ColumnByID(c.Column); col != nil {
+			if cp, err := canonicalPath(col, nil, c.Path); err == nil {
+				path = cp
+			}
+		}
+		b = append(b, path...)
 	}
 	return string(b)
 }
@@ -139,7 +147,7 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 			if p.static == nil {
 				p.static = newMemRow(nil)
 			}
-			memMergeRow(p.static, u.Static)
+			memMergeRow(t, p.static, u.Static)
 		}
 		for i := range u.Rows {
 			// Values that compare equal are one row: rows are keyed by
@@ -159,7 +167,7 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 				r = newMemRow(canon)
 				p.rows[k] = r
 			}
-			memMergeRow(r, row)
+			memMergeRow(t, r, row)
 			if ts, ok := writtenTimestamp(row); ok && !sameValues(canon, row.Clustering) {
 				w := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, row.Clustering)}
 				if !r.hasWritten || mutation.Reconcile(&r.written, &w) == &w {
@@ -171,15 +179,17 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	return nil
 }
 
-func memMergeRow(dst *memRow, src *mutation.Row) {
+func memMergeRow(t *schema.Table, dst *memRow, src *mutation.Row) {
 	dst.del = mutation.MaxDeletion(dst.del, src.Deletion)
 	dst.marker = mutation.ReconcileLiveness(dst.marker, src.Marker)
 	for i := range src.Cells {
 		c := src.Cells[i]
 		c.Value, c.Path = cloneBytes(c.Value), cloneBytes(c.Path)
-		k := memCellKey(&c)
+		k := memCellKey(t, &c)
 		if old, ok := dst.cells[k]; ok {
-			c = *mutation.Reconcile(&old, &c)
+			// The newer write wins a complete tie, as in the Pebble
+			// engine's merge: it decides how the element was written.
+			c = *mutation.Reconcile(&c, &old)
 		}
 		dst.cells[k] = c
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,6 +222,7 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 
 type batchWriter struct {
 	key, val []byte
+	scratch  [64]byte
 	// ats are the distinct tombstone times of the current update's
 	// deletions and expiring data (purge.go).
 	ats []int64
@@ -319,7 +321,7 @@ func (w *batchWriter) encodeWritten(t *schema.Table, rp []byte, r *mutation.Row,
 	}
 	w.key = append(append(w.key[:0], rp...), slotWritten)
 	c := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, r.Clustering)}
-	w.val = appendCellValue(w.val[:0], &c)
+	w.val = appendCellValue(w.val[:0], &c, nil)
 	return w.merge(b)
 }
 
@@ -345,7 +347,17 @@ func (w *batchWriter) encodeRow(t *schema.Table, rp []byte, r *mutation.Row, b *
 			return fmt.Errorf("storage: cell for unknown column id %d of %s.%s", c.Column, t.Keyspace, t.Name)
 		}
 		w.key = appendCellSlot(append(w.key[:0], rp...), col, c.Path)
-		w.val = appendCellValue(w.val[:0], c)
+		var written []byte
+		if c.Path != nil && !c.Tombstone {
+			cp, err := canonicalPath(col, w.scratch[:0], c.Path)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(cp, c.Path) {
+				written = c.Path
+			}
+		}
+		w.val = appendCellValue(w.val[:0], c, written)
 		if err := w.merge(b); err != nil {
 			return err
 		}

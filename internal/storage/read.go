@@ -661,7 +661,8 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 			return nil // a dropped column: its data is never read
 		}
 		var c mutation.Cell
-		if !decodeCellValue(v, &c) {
+		written, ok := decodeCellValuePath(v, &c)
+		if !ok {
 			return fmt.Errorf("%w: cell value", errCorrupt)
 		}
 		if !c.IsLive(r.cmd.NowSec) {
@@ -681,12 +682,17 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 			if slot[5] != pathTag {
 				return fmt.Errorf("%w: cell path", errCorrupt)
 			}
-			p, err := appendDecodedPath(r.pbuf[:0], col, slot[6:])
-			if err != nil {
-				return err
+			if written != nil {
+				// The element as written (valFlagPath).
+				c.Path = r.copyBytes(written)
+			} else {
+				p, err := appendDecodedPath(r.pbuf[:0], col, slot[6:])
+				if err != nil {
+					return err
+				}
+				r.pbuf = p
+				c.Path = r.copyBytes(p)
 			}
-			r.pbuf = p
-			c.Path = r.copyBytes(p)
 		}
 		r.acc.cells = append(r.acc.cells, c)
 	default:

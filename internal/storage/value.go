@@ -18,14 +18,23 @@ const (
 	valDeletion     byte = 0x02
 	valFlagTomb     byte = 0x04 // cell tombstone
 	valFlagExpiring byte = 0x08 // cell or marker with a TTL
+	// valFlagPath: a live collection element whose key (Cell.Path) was
+	// written in another form than the canonical one its key encoding
+	// decodes to; the path as written precedes the value.
+	valFlagPath byte = 0x10
 )
 
-func appendCellValue(dst []byte, c *mutation.Cell) []byte {
+// appendCellValue appends the value of c; written, when not nil, is the
+// element path as written (valFlagPath; live cells only).
+func appendCellValue(dst []byte, c *mutation.Cell, written []byte) []byte {
 	flags := valCell
 	if c.Tombstone {
 		flags |= valFlagTomb
 	} else if c.TTL != 0 {
 		flags |= valFlagExpiring
+	}
+	if written != nil && !c.Tombstone {
+		flags |= valFlagPath
 	}
 	dst = append(dst, flags)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(c.Timestamp))
@@ -35,6 +44,10 @@ func appendCellValue(dst []byte, c *mutation.Cell) []byte {
 	if flags&valFlagExpiring != 0 {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(c.TTL))
 	}
+	if flags&valFlagPath != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(written)))
+		dst = append(dst, written...)
+	}
 	if !c.Tombstone {
 		dst = append(dst, c.Value...)
 	}
@@ -43,8 +56,15 @@ func appendCellValue(dst []byte, c *mutation.Cell) []byte {
 
 // decodeCellValue fills the non-key fields of c; c.Value aliases v.
 func decodeCellValue(v []byte, c *mutation.Cell) bool {
+	_, ok := decodeCellValuePath(v, c)
+	return ok
+}
+
+// decodeCellValuePath is decodeCellValue, also returning the element path
+// as written (valFlagPath), nil when the value has none; both alias v.
+func decodeCellValuePath(v []byte, c *mutation.Cell) (written []byte, ok bool) {
 	if len(v) < 9 || v[0]&valKindMask != valCell {
-		return false
+		return nil, false
 	}
 	flags := v[0]
 	c.Timestamp = int64(binary.BigEndian.Uint64(v[1:]))
@@ -52,24 +72,32 @@ func decodeCellValue(v []byte, c *mutation.Cell) bool {
 	c.TTL, c.LocalDeletionTime, c.Tombstone = 0, mutation.NoDeletion, flags&valFlagTomb != 0
 	if flags&(valFlagTomb|valFlagExpiring) != 0 {
 		if len(v) < 8 {
-			return false
+			return nil, false
 		}
 		c.LocalDeletionTime = int64(binary.BigEndian.Uint64(v))
 		v = v[8:]
 	}
 	if flags&valFlagExpiring != 0 {
 		if len(v) < 4 {
-			return false
+			return nil, false
 		}
 		c.TTL = int32(binary.BigEndian.Uint32(v))
 		v = v[4:]
+	}
+	if flags&valFlagPath != 0 {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return nil, false
+		}
+		written = v[k : k+int(n) : k+int(n)]
+		v = v[k+int(n):]
 	}
 	if c.Tombstone {
 		c.Value = nil
 	} else {
 		c.Value = v
 	}
-	return true
+	return written, true
 }
 
 func appendMarkerValue(dst []byte, l mutation.Liveness) []byte {
