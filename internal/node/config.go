@@ -32,6 +32,14 @@ type Config struct {
 	// than the second fails (ReadFailure). Negative disables.
 	TombstoneWarnThreshold    int
 	TombstoneFailureThreshold int
+	// PartitionSize* (bytes) and PartitionTombstones* are Cassandra 5.0's
+	// partition_size and partition_tombstones guardrails (null, i.e.
+	// disabled, by default; the deprecated
+	// compaction_large_partition_warning_threshold sets the first): a
+	// partition over a threshold is logged when a read meets it. 0 (the
+	// default) or -1 disables.
+	PartitionSizeWarnThreshold, PartitionSizeFailThreshold             int64
+	PartitionTombstonesWarnThreshold, PartitionTombstonesFailThreshold int64
 	// Authenticator and Authorizer are cassandra.yaml's authenticator and
 	// authorizer: AllowAllAuthenticator (default) or PasswordAuthenticator,
 	// AllowAllAuthorizer (default) or CassandraAuthorizer.
@@ -142,6 +150,22 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.TombstoneWarnThreshold, err = toInt(v)
 		case "tombstone_failure_threshold":
 			cfg.TombstoneFailureThreshold, err = toInt(v)
+		case "partition_size_warn_threshold", "compaction_large_partition_warning_threshold":
+			cfg.PartitionSizeWarnThreshold, err = toBytes(v)
+		case "compaction_large_partition_warning_threshold_mb":
+			var mb int
+			mb, err = toInt(v)
+			cfg.PartitionSizeWarnThreshold = int64(mb) << 20
+		case "partition_size_fail_threshold":
+			cfg.PartitionSizeFailThreshold, err = toBytes(v)
+		case "partition_tombstones_warn_threshold", "partition_tombstones_fail_threshold":
+			var n int
+			n, err = toInt(v)
+			if k == "partition_tombstones_warn_threshold" {
+				cfg.PartitionTombstonesWarnThreshold = int64(n)
+			} else {
+				cfg.PartitionTombstonesFailThreshold = int64(n)
+			}
 		case "authenticator", "authorizer":
 			name := fmt.Sprint(v)
 			if m, ok := v.(map[string]any); ok {

@@ -54,7 +54,7 @@ func guardrailFlags(g *query.Guardrails) map[string]*bool {
 
 // notEnforcedGuardrails are 5.0 guardrail keys cqld accepts but does not
 // enforce (see README).
-var notEnforcedGuardrails = []string{"partition_size_", "partition_tombstones_", "data_disk_usage_"}
+var notEnforcedGuardrails = []string{"data_disk_usage_"}
 
 // loadGuardrailKey applies one guardrails key; it reports false for keys
 // that are not guardrails.

@@ -80,6 +80,9 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	}
 	sopts.TombstoneWarnThreshold = cfg.TombstoneWarnThreshold
 	sopts.TombstoneFailureThreshold = cfg.TombstoneFailureThreshold
+	sopts.PartitionSizeWarnThreshold, sopts.PartitionSizeFailThreshold = cfg.PartitionSizeWarnThreshold, cfg.PartitionSizeFailThreshold
+	sopts.PartitionTombstonesWarnThreshold = cfg.PartitionTombstonesWarnThreshold
+	sopts.PartitionTombstonesFailThreshold = cfg.PartitionTombstonesFailThreshold
 	// Background purge of tombstones past gc_grace_seconds, over the live
 	// schema's tables (the schema manager exists once storage is open).
 	n := &Node{cfg: cfg, log: log, done: make(chan error, 2), started: time.Now()}

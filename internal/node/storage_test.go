@@ -220,4 +220,25 @@ func TestLoadYAMLStorageKeys(t *testing.T) {
 	if cfg.TombstoneWarnThreshold != 5 || cfg.TombstoneFailureThreshold != 50 || cfg.PurgeInterval != 30*time.Second {
 		t.Fatalf("got %d %d %v", cfg.TombstoneWarnThreshold, cfg.TombstoneFailureThreshold, cfg.PurgeInterval)
 	}
+	// The partition guardrails, and the 4.x key 5.0 replaced by the first.
+	for _, c := range []struct {
+		yaml       string
+		warn, fail int64
+		tw, tf     int64
+	}{
+		{"partition_size_warn_threshold: 100MiB\npartition_size_fail_threshold: 1GiB\npartition_tombstones_warn_threshold: 1000\npartition_tombstones_fail_threshold: 5000\n",
+			100 << 20, 1 << 30, 1000, 5000},
+		{"compaction_large_partition_warning_threshold: 64MiB\n", 64 << 20, 0, 0, 0},
+		{"compaction_large_partition_warning_threshold_mb: 100\n", 100 << 20, 0, 0, 0},
+	} {
+		cfg := DefaultConfig()
+		if err := LoadYAML(&cfg, []byte(c.yaml), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.PartitionSizeWarnThreshold != c.warn || cfg.PartitionSizeFailThreshold != c.fail ||
+			cfg.PartitionTombstonesWarnThreshold != c.tw || cfg.PartitionTombstonesFailThreshold != c.tf {
+			t.Fatalf("%q: got %d %d %d %d", c.yaml, cfg.PartitionSizeWarnThreshold, cfg.PartitionSizeFailThreshold,
+				cfg.PartitionTombstonesWarnThreshold, cfg.PartitionTombstonesFailThreshold)
+		}
+	}
 }

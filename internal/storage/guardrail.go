@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"regexp"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
@@ -33,6 +36,92 @@ func tombstoneWarnMessage(n int64, cql string) string {
 
 func tombstoneAbortMessage(n int64, cql string) string {
 	return fmt.Sprintf("1 nodes scanned over %d tombstones and aborted the query %s (see tombstone_failure_threshold)", n, cql)
+}
+
+// Partition guardrails (Cassandra 5.0's partition_size and
+// partition_tombstones, which replace compaction_large_partition_warning_
+// threshold): Cassandra checks them when it writes a partition to an
+// SSTable and can only log, never fail a request. cqld has no SSTable
+// writer of its own, so it checks what reads scan: a partition whose
+// scanned bytes or tombstones pass a threshold is logged, with Cassandra's
+// message, at most once a minute per partition.
+
+type partitionGuard struct {
+	sizeWarn, sizeFail, tombWarn, tombFail int64
+	log                                    *slog.Logger
+	now                                    func() time.Time
+
+	mu     sync.Mutex
+	logged map[string]time.Time // by table id and key: last time logged
+}
+
+// partitionGuardLogged bounds partitionGuard.logged.
+const partitionGuardLogged = 1024
+
+func newPartitionGuard(o *Options) *partitionGuard {
+	pos := func(n int64) int64 { return max(n, 0) }
+	g := &partitionGuard{
+		sizeWarn: pos(o.PartitionSizeWarnThreshold), sizeFail: pos(o.PartitionSizeFailThreshold),
+		tombWarn: pos(o.PartitionTombstonesWarnThreshold), tombFail: pos(o.PartitionTombstonesFailThreshold),
+		log: o.Logger, now: o.Now, logged: map[string]time.Time{},
+	}
+	if g.sizeWarn+g.sizeFail+g.tombWarn+g.tombFail == 0 {
+		return nil
+	}
+	return g
+}
+
+// over reports whether v passes the threshold th (0: disabled).
+func over(v, th int64) bool { return th > 0 && v > th }
+
+// check logs the partition (serialized key given) if what a read scanned of
+// it passes a threshold.
+func (g *partitionGuard) check(t *schema.Table, key []byte, s *partitionScan) {
+	sizeFail, tombFail := over(s.bytes, g.sizeFail), over(s.tombstones, g.tombFail)
+	sizeWarn, tombWarn := over(s.bytes, g.sizeWarn), over(s.tombstones, g.tombWarn)
+	if !sizeFail && !tombFail && !sizeWarn && !tombWarn {
+		return
+	}
+	id := string(t.ID[:]) + string(key)
+	now := g.now()
+	g.mu.Lock()
+	last, seen := g.logged[id]
+	if seen && now.Sub(last) < time.Minute {
+		g.mu.Unlock()
+		return
+	}
+	if len(g.logged) >= partitionGuardLogged {
+		clear(g.logged)
+	}
+	g.logged[id] = now
+	g.mu.Unlock()
+	what := t.Keyspace + "." + t.Name + ":" + partitionKeyString(t, key)
+	switch {
+	case sizeFail:
+		g.log.Error(fmt.Sprintf("Guardrail partition_size violated: Partition %s has size %d, this exceeds the failure threshold of %d.", what, s.bytes, g.sizeFail))
+	case sizeWarn:
+		g.log.Warn(fmt.Sprintf("Guardrail partition_size violated: Partition %s has size %d, this exceeds the warning threshold of %d.", what, s.bytes, g.sizeWarn))
+	}
+	switch {
+	case tombFail:
+		g.log.Error(fmt.Sprintf("Guardrail partition_tombstones violated: Partition %s has %d tombstones, this exceeds the failure threshold of %d.", what, s.tombstones, g.tombFail))
+	case tombWarn:
+		g.log.Warn(fmt.Sprintf("Guardrail partition_tombstones violated: Partition %s has %d tombstones, this exceeds the warning threshold of %d.", what, s.tombstones, g.tombWarn))
+	}
+}
+
+// partitionKeyString renders a partition key as Cassandra's
+// AbstractType.getString does: the components joined by ':'.
+func partitionKeyString(t *schema.Table, key []byte) string {
+	vals, err := mutation.SplitCompositeKey(key, len(t.PartitionKey))
+	if err != nil || len(vals) != len(t.PartitionKey) {
+		return fmt.Sprintf("0x%x", key)
+	}
+	parts := make([]string, len(vals))
+	for i, c := range t.PartitionKey {
+		parts[i] = types.Format(c.Type, vals[i])
+	}
+	return strings.Join(parts, ":")
 }
 
 // failAt returns the tombstone count at which reads abort (MaxInt64: never).

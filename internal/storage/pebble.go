@@ -74,6 +74,12 @@ type Options struct {
 	// (guardrail.go); zero or negative disables each.
 	TombstoneWarnThreshold    int
 	TombstoneFailureThreshold int
+	// PartitionSize and PartitionTombstones are Cassandra 5.0's
+	// partition_size (bytes) and partition_tombstones guardrails
+	// (guardrail.go): a read that meets a partition over a threshold logs
+	// it; zero or negative disables each.
+	PartitionSizeWarnThreshold, PartitionSizeFailThreshold             int64
+	PartitionTombstonesWarnThreshold, PartitionTombstonesFailThreshold int64
 }
 
 // comparerName is persisted by Pebble.
@@ -114,6 +120,8 @@ type Pebble struct {
 	stats tableStatsMap
 	// hdr remembers partitions without header entries (hdrcache.go).
 	hdr *hdrCache
+	// large logs partitions over the partition guardrails (nil: none set).
+	large *partitionGuard
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -152,7 +160,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
-	p := &Pebble{db: db, opts: opts, wo: pebble.Sync, stop: make(chan struct{}), hdr: new(hdrCache)}
+	p := &Pebble{db: db, opts: opts, wo: pebble.Sync, stop: make(chan struct{}), hdr: new(hdrCache), large: newPartitionGuard(&opts)}
 	if opts.SyncMode == SyncPeriodic {
 		p.wo = pebble.NoSync
 		p.wg.Add(1)

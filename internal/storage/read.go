@@ -66,6 +66,7 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 	r.info = &r.infoBuf
 	defer func() { *info = r.infoBuf }()
 	r.failAt = p.failAt()
+	r.large = p.large
 	r.whole = len(ranges) == 1 && len(ranges[0].lo) == 0 && ranges[0].hiInf && !cmd.StaticOnly
 	if cmd.Key != nil {
 		// The bounds live in the reader's buffers until after it.Close.
@@ -270,7 +271,9 @@ type pebbleReader struct {
 	whole bool
 	scan  partitionScan
 	// failAt is the tombstone failure threshold (guardrail.go).
-	failAt  int64
+	failAt int64
+	// large checks the partition guardrails (nil: none set).
+	large   *partitionGuard
 	infoBuf ReadInfo
 
 	// Header cache (hdrcache.go): skipHeader when the partition is known
@@ -420,6 +423,9 @@ func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok in
 		part.Rows = r.rows
 	}
 	r.stats.record(&r.scan, r.whole && r.budget > 0)
+	if r.large != nil {
+		r.large.check(r.t, key, &r.scan)
+	}
 	r.info.TombstonesScanned += r.scan.tombstones
 	r.info.CellsScanned += r.scan.cells
 	if r.lim.add(&part, r.live, r.cmd.StaticOnly) {
