@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -240,5 +241,60 @@ func TestLoadYAMLStorageKeys(t *testing.T) {
 			t.Fatalf("%q: got %d %d %d %d", c.yaml, cfg.PartitionSizeWarnThreshold, cfg.PartitionSizeFailThreshold,
 				cfg.PartitionTombstonesWarnThreshold, cfg.PartitionTombstonesFailThreshold)
 		}
+	}
+}
+
+// TestDropFreesSpace checks that TRUNCATE, DROP TABLE and DROP KEYSPACE
+// remove the data from disk, not only from reads.
+func TestDropFreesSpace(t *testing.T) {
+	n := startNodeWith(t, filepath.Join(t.TempDir(), "data"), nil)
+	defer stopTestNode(t, n)
+	setupKS(t, n.Executor(), "CREATE KEYSPACE ks2 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	tables := []string{"ks.tr", "ks.dr", "ks2.dk"}
+	for _, tbl := range tables {
+		exec(t, n, "CREATE TABLE "+tbl+" (pk int, ck int, v blob, PRIMARY KEY (pk, ck))")
+	}
+	// 2 MB of incompressible values per table, one single-partition batch
+	// per partition.
+	rng := rand.New(rand.NewPCG(1, 2))
+	val := make([]byte, 10<<10)
+	for _, tbl := range tables {
+		for pk := 0; pk < 10; pk++ {
+			var b strings.Builder
+			b.WriteString("BEGIN UNLOGGED BATCH ")
+			for ck := 0; ck < 20; ck++ {
+				for j := range val {
+					val[j] = byte(rng.Uint32())
+				}
+				fmt.Fprintf(&b, "INSERT INTO %s (pk, ck, v) VALUES (%d, %d, 0x%x); ", tbl, pk, ck, val)
+			}
+			b.WriteString("APPLY BATCH")
+			exec(t, n, b.String())
+		}
+	}
+	e := n.Engine()
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// usage waits for obsolete files to be deleted (Pebble deletes them in
+	// the background) and returns the bytes on disk.
+	usage := func(below uint64) uint64 {
+		var u uint64
+		for i := 0; i < 100; i++ {
+			if u = e.Metrics().DiskSpaceUsage(); u < below {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return u
+	}
+	before := e.Metrics().DiskSpaceUsage()
+	for _, stmt := range []string{"TRUNCATE ks.tr", "DROP TABLE ks.dr", "DROP KEYSPACE ks2"} {
+		exec(t, n, stmt)
+		after := usage(before - 1<<20)
+		if after > before-1<<20 {
+			t.Fatalf("%s: %d bytes on disk before, %d after; want at least 1 MiB freed", stmt, before, after)
+		}
+		before = after
 	}
 }
