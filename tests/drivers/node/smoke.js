@@ -250,6 +250,18 @@ async function runConfig(cfg) {
         'unset columns are null');
     });
 
+    await check(`${label} decimal clustering values and set elements read back as written`, async () => {
+      // 1.5 and 1.50 are one row and one set element; Cassandra returns the bytes as written.
+      await client.execute('CREATE TABLE wf (k int, c decimal, s set<decimal>, PRIMARY KEY (k, c))');
+      await client.execute('INSERT INTO wf (k, c, s) VALUES (0, ?, ?)',
+        [types.BigDecimal.fromString('1.50'), [types.BigDecimal.fromString('2.0')]], { prepare: true });
+      await client.execute('UPDATE wf SET s = s + {3.000} WHERE k = 0 AND c = 1.5');
+      const rs = await client.execute('SELECT c, s FROM wf WHERE k = 0', [], { prepare: true });
+      assert.strictEqual(rs.rows.length, 1, 'one row');
+      assert.strictEqual(rs.first().c.toString(), '1.50', 'clustering as written');
+      assert.deepStrictEqual(rs.first().s.map(x => x.toString()).sort(), ['2.0', '3.000'], 'set elements as written');
+    });
+
     await check(`${label} delete rows`, async () => {
       await client.execute('DELETE FROM user_events WHERE user_id = ? AND event_time = ? AND event_type = ?',
         [u1, ts(3), 'click'], { prepare: true });

@@ -155,7 +155,8 @@ ORDERED = [
     ("int", ["-2147483648", "-1", "0", "7", "2147483647"]),
     ("bigint", [str(-2 ** 63), "-5", "0", str(2 ** 63 - 1)]),
     ("varint", [str(-2 ** 130), "-1", "0", "255", str(2 ** 130)]),
-    ("decimal", ["-1E+50", "-1.5", "-1.5E-40", "0", "0.000001", "1E+3"]),
+    # Scales as written: Cassandra returns the bytes a clustering was written with.
+    ("decimal", ["-1E+50", "-1.50", "-1.5E-40", "0.00", "0.000001", "1000.0"]),
     ("double", ["-Infinity", "-1e300", "-0.0", "0.0", "5e-324", "1.5", "Infinity", "NaN"]),
     ("float", ["-Infinity", "-2.5", "-0.0", "0.0", "1.5", "Infinity", "NaN"]),
     ("text", ["''", "'A'", "'a'", "'ab'", "'b'", u"'\u00e9'", u"'\U0001f600'"]),
@@ -411,6 +412,19 @@ def run_config(proto, compression):
                 assert same(asc, want), "%s ASC: got %r, want %r" % (typ, asc, want)
                 assert same(desc, list(reversed(want))), "%s DESC: got %r" % (typ, desc)
         check("%s clustering order of every orderable type, ASC and DESC" % label, clustering_order)
+
+        def written_forms():
+            # 1.5 and 1.50 are one row and one set element, read back as written.
+            session.execute("CREATE TABLE wf (k int, c decimal, s set<decimal>, m map<decimal, int>, "
+                            "PRIMARY KEY (k, c))")
+            session.execute("INSERT INTO wf (k, c, s, m) VALUES (0, 1.50, {2.0, 3.000}, {1E+2: 1})")
+            session.execute("UPDATE wf SET s = s + {4.10} WHERE k = 0 AND c = 1.5")
+            rows = list(session.execute("SELECT c, s, m FROM wf WHERE k = 0"))
+            expect_equal(len(rows), 1, "rows")
+            expect_equal(str(rows[0].c), "1.50", "clustering")
+            expect_equal(sorted(str(x) for x in rows[0].s), ["2.0", "3.000", "4.10"], "set")
+            expect_equal([str(x) for x in rows[0].m], ["1E+2"], "map keys")
+        check("%s decimal clustering values and set elements read back as written" % label, written_forms)
 
         def bad_values():
             session.execute("CREATE TABLE bad (k int PRIMARY KEY, i int, d date, l list<int>)")
