@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
@@ -208,15 +209,34 @@ func canonicalForm(t *types.Type, desc bool, buf, v []byte) ([]byte, error) {
 	return dec, err
 }
 
-// writtenTimestamp returns the timestamp of the clustering as written by a
-// row update: the newest of its marker and cells; false when the update
-// writes no data (only a deletion).
-func writtenTimestamp(r *mutation.Row) (int64, bool) {
-	ts := r.Marker.Timestamp
-	for i := range r.Cells {
-		ts = max(ts, r.Cells[i].Timestamp)
+// writtenCell returns the cell of slotWritten for a row update: live, with
+// the newest timestamp of the update's marker and live cells, expiring
+// (with the latest expiry among them) only when all of them expire, so that
+// it lives as long as the data written with it; false when the update
+// writes no live data (only deletions). Its Value is left to the caller.
+func writtenCell(r *mutation.Row) (mutation.Cell, bool) {
+	c := mutation.Cell{Timestamp: mutation.NoTimestamp, LocalDeletionTime: math.MinInt64}
+	expiring := true
+	add := func(ts int64, ttl int32, ldt int64) {
+		c.Timestamp = max(c.Timestamp, ts)
+		if ttl == 0 {
+			expiring = false
+		} else if ldt > c.LocalDeletionTime {
+			c.LocalDeletionTime, c.TTL = ldt, ttl
+		}
 	}
-	return ts, ts != mutation.NoTimestamp
+	if r.Marker.Timestamp != mutation.NoTimestamp {
+		add(r.Marker.Timestamp, r.Marker.TTL, r.Marker.LocalDeletionTime)
+	}
+	for i := range r.Cells {
+		if cl := &r.Cells[i]; !cl.Tombstone {
+			add(cl.Timestamp, cl.TTL, cl.LocalDeletionTime)
+		}
+	}
+	if !expiring {
+		c.TTL, c.LocalDeletionTime = 0, mutation.NoDeletion
+	}
+	return c, c.Timestamp != mutation.NoTimestamp
 }
 
 // appendWrittenValues appends the clustering values of slotWritten: each

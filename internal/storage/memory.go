@@ -168,8 +168,8 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 				p.rows[k] = r
 			}
 			memMergeRow(t, r, row)
-			if ts, ok := writtenTimestamp(row); ok && !sameValues(canon, row.Clustering) {
-				w := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, row.Clustering)}
+			if w, ok := writtenCell(row); ok && !sameValues(canon, row.Clustering) {
+				w.Value = appendWrittenValues(nil, row.Clustering)
 				if !r.hasWritten || mutation.Reconcile(&r.written, &w) == &w {
 					r.written, r.hasWritten = w, true
 				}
@@ -382,7 +382,7 @@ func memLiveRow(t *schema.Table, r *memRow, eff mutation.Deletion, now int64) (m
 	if r.clustering == nil {
 		out.Clustering = nil
 	}
-	if r.hasWritten && !eff.Deletes(r.written.Timestamp) {
+	if r.hasWritten && r.written.IsLive(now) && !eff.Deletes(r.written.Timestamp) {
 		vs, _ := decodeWrittenValues(r.written.Value, len(r.clustering))
 		out.Clustering = cloneValues(vs)
 	}
@@ -451,7 +451,7 @@ func (m *Memory) Purge(ctx context.Context, t *schema.Table, nowSec int64) (Purg
 				}
 			}
 			memPurgeRow(&d, &st, r, eff)
-			if r.del.IsLive() && r.marker.Timestamp == mutation.NoTimestamp && len(r.cells) == 0 {
+			if r.del.IsLive() && r.marker.Timestamp == mutation.NoTimestamp && len(r.cells) == 0 && !r.hasWritten {
 				delete(p.rows, rk)
 			}
 		}
@@ -521,11 +521,12 @@ func memPurgeRow(d *purgeDecider, st *PurgeStats, r *memRow, eff mutation.Deleti
 			count(a)
 		}
 	}
-	// The clustering as written goes when shadowed or with the last of its
-	// row (purgeDecider's slotWritten).
-	empty := r.del.IsLive() && r.marker.Timestamp == mutation.NoTimestamp && len(r.cells) == 0
-	if r.hasWritten && (d.eff.Deletes(r.written.Timestamp) || empty) {
-		r.written, r.hasWritten = mutation.Cell{}, false
-		count(purgeShadowed)
+	// The clustering as written goes as a cell does (purgeDecider's
+	// slotWritten).
+	if r.hasWritten {
+		if a := d.decideCell(deadColumn, false, &r.written); a != purgeKeep {
+			r.written, r.hasWritten = mutation.Cell{}, false
+			count(a)
+		}
 	}
 }

@@ -319,7 +319,7 @@ func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, p
 // are not in canonical form and the row writes data (layout.md,
 // "clustering as written").
 func (w *batchWriter) encodeWritten(t *schema.Table, rp []byte, r *mutation.Row, b *pebble.Batch) error {
-	ts, ok := writtenTimestamp(r)
+	c, ok := writtenCell(r)
 	if !ok {
 		return nil
 	}
@@ -328,7 +328,7 @@ func (w *batchWriter) encodeWritten(t *schema.Table, rp []byte, r *mutation.Row,
 		return err
 	}
 	w.key = append(append(w.key[:0], rp...), slotWritten)
-	c := mutation.Cell{Timestamp: ts, Value: appendWrittenValues(nil, r.Clustering)}
+	c.Value = appendWrittenValues(nil, r.Clustering)
 	w.val = appendCellValue(w.val[:0], &c, nil)
 	return w.merge(b)
 }

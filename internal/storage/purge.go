@@ -260,8 +260,6 @@ type purgeDecider struct {
 	eff    mutation.Deletion
 	colDel uint32 // column of the last collection tombstone in the row
 	colTS  int64
-	// kept is set once an entry of the current row stays.
-	kept bool
 }
 
 func (d *purgeDecider) reset(ppLen int) {
@@ -337,33 +335,21 @@ func (d *purgeDecider) startRow(enc []byte) {
 		}
 	}
 	d.colDel, d.colTS = deadColumn, mutation.NoTimestamp
-	d.kept = false
 }
 
 func (d *purgeDecider) decideSlot(slot, v []byte) (purgeAction, error) {
-	act, err := d.decideEntry(slot, v)
-	if act == purgeKeep && len(slot) > 0 && slot[0] != slotWritten {
-		d.kept = true
-	}
-	return act, err
-}
-
-func (d *purgeDecider) decideEntry(slot, v []byte) (purgeAction, error) {
 	if len(slot) == 0 {
 		return purgeKeep, fmt.Errorf("%w: missing slot", errCorrupt)
 	}
 	switch slot[0] {
 	case slotWritten:
-		// The clustering as written sorts after every other entry of its
-		// row: it goes when shadowed, or with the last of the row.
+		// The clustering as written goes as a cell does: when shadowed, or
+		// expired (with the data written with it) past gc_grace_seconds.
 		var c mutation.Cell
 		if !decodeCellValue(v, &c) {
 			return purgeKeep, fmt.Errorf("%w: clustering as written", errCorrupt)
 		}
-		if d.eff.Deletes(c.Timestamp) || !d.kept {
-			return purgeShadowed, nil
-		}
-		return purgeKeep, nil
+		return d.decideCell(deadColumn, false, &c), nil
 	case slotRowDeletion:
 		del, ok := decodeDeletionValue(v)
 		if !ok {

@@ -634,6 +634,9 @@ func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
 		if !decodeCellValue(v, &c) || c.Tombstone {
 			return fmt.Errorf("%w: clustering as written", errCorrupt)
 		}
+		if !c.IsLive(r.cmd.NowSec) {
+			return nil // expired with the data written with it
+		}
 		if !r.acc.hasWritten || mutation.Reconcile(&r.acc.written, &c) == &c {
 			c.Value = r.copyBytes(c.Value)
 			r.acc.written, r.acc.hasWritten = c, true
