@@ -18,7 +18,8 @@ import (
 //
 //	go test ./internal/storage -run - -bench VsRaw -benchtime 200000x
 //
-// read/interleaved is the figure to compare (docs/benchmarks.md).
+// read/interleaved and write/interleaved are the figures to compare
+// (docs/benchmarks.md); scripts/bench-storage.sh runs them.
 func BenchmarkVsRaw(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
@@ -147,6 +148,42 @@ func BenchmarkVsRaw(b *testing.B) {
 		}
 		b.ReportMetric(float64(engineNS.Nanoseconds())/float64(b.N), "engine-ns/read")
 		b.ReportMetric(float64(rawNS.Nanoseconds())/float64(b.N), "raw-ns/read")
+		b.ReportMetric(100*float64(rawNS)/float64(engineNS), "%-of-raw")
+	})
+	// write/interleaved alternates chunks of engine Applys and raw Sets of
+	// the same keys and values (unsynced on both sides), as
+	// read/interleaved does for reads.
+	b.Run("write/interleaved", func(b *testing.B) {
+		pe, pr := open(b), open(b)
+		updates := make([]*mutation.PartitionUpdate, parts*rowsPer)
+		keys, vals := make([][]byte, len(updates)), make([][]byte, len(updates))
+		for i := range updates {
+			updates[i] = upd(i)
+			keys[i], vals[i] = rawKV(i)
+		}
+		const chunk = 1000
+		var engineNS, rawNS time.Duration
+		b.ReportAllocs()
+		b.ResetTimer()
+		for done := 0; done < b.N; done += chunk {
+			n := min(chunk, b.N-done)
+			start := time.Now()
+			for i := done; i < done+n; i++ {
+				if err := pe.Apply(ctx, tbl, updates[i%len(updates)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			mid := time.Now()
+			for i := done; i < done+n; i++ {
+				if err := pr.db.Set(keys[i%len(keys)], vals[i%len(vals)], pebble.NoSync); err != nil {
+					b.Fatal(err)
+				}
+			}
+			engineNS += mid.Sub(start)
+			rawNS += time.Since(mid)
+		}
+		b.ReportMetric(float64(engineNS.Nanoseconds())/float64(b.N), "engine-ns/write")
+		b.ReportMetric(float64(rawNS.Nanoseconds())/float64(b.N), "raw-ns/write")
 		b.ReportMetric(100*float64(rawNS)/float64(engineNS), "%-of-raw")
 	})
 	b.Run("read/raw", func(b *testing.B) {
