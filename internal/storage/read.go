@@ -69,6 +69,10 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 	r.large = p.large
 	r.whole = len(ranges) == 1 && len(ranges[0].lo) == 0 && ranges[0].hiInf && !cmd.StaticOnly
 	if cmd.Key != nil {
+		// What a single-partition read returns comes from one allocation
+		// as long as it fits (pointAlloc).
+		pa := new(pointAlloc)
+		r.out, r.rowBuf, r.clusBuf, r.arena = pa.part[:0], pa.row[:0], pa.clus[:0], pa.arena[:0]
 		// The bounds live in the reader's buffers until after it.Close.
 		pp := appendPartitionPrefix(r.ppBuf[:0], cmd.TableID, cmd.Token, cmd.Key)
 		r.ppBuf = pp
@@ -118,6 +122,9 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		}
 		if err := r.readPartition(it, pp, r.copyBytes(cmd.Key), cmd.Token); err != nil {
 			return nil, err
+		}
+		if len(r.out) == 0 {
+			return nil, it.Error()
 		}
 		return r.out, it.Error()
 	}
@@ -261,9 +268,13 @@ type pebbleReader struct {
 	live   bool // a live row was seen (StaticOnly)
 
 	arena []byte
-	kbuf  []byte
-	pbuf  []byte
-	rbuf  []byte // readRows' key bounds
+	// rowBuf and clusBuf, when not nil, are the room of a pointAlloc for
+	// the rows and the clustering values returned.
+	rowBuf  []mutation.Row
+	clusBuf [][]byte
+	kbuf    []byte
+	pbuf    []byte
+	rbuf    []byte // readRows' key bounds
 
 	// Statistics (stats.go): whole is set when the read selects every row.
 	stats *tableStats
@@ -326,6 +337,19 @@ func (r *pebbleReader) tombstone() error {
 	return nil
 }
 
+// pointAlloc holds, in one allocation, what a single-partition read
+// returns when it is one row with up to pointClustering clustering values
+// and a few bytes of keys and values (anything more is allocated apart):
+// four allocations fewer for the common point read.
+type pointAlloc struct {
+	part  [1]mutation.Partition
+	row   [1]mutation.Row
+	clus  [pointClustering][]byte
+	arena [128]byte
+}
+
+const pointClustering = 3
+
 // readerPool recycles the scratch buffers of readers (never what a read
 // returns: out, rows and arena are handed to the caller).
 var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
@@ -373,13 +397,19 @@ func (r *pebbleReader) copyBytes(b []byte) []byte {
 	if len(b) == 0 {
 		return []byte{}
 	}
-	if cap(r.arena)-len(r.arena) < len(b) {
-		size := min(max(2*cap(r.arena), 256), 64<<10)
-		r.arena = make([]byte, 0, max(size, len(b)))
-	}
+	r.reserve(len(b))
 	start := len(r.arena)
 	r.arena = append(r.arena, b...)
 	return r.arena[start:len(r.arena):len(r.arena)]
+}
+
+// reserve makes room for n more bytes in the arena (a new chunk when they
+// do not fit: what was handed out stays where it is).
+func (r *pebbleReader) reserve(n int) {
+	if cap(r.arena)-len(r.arena) < n {
+		size := min(max(2*cap(r.arena), 256), 64<<10)
+		r.arena = make([]byte, 0, max(size, n))
+	}
 }
 
 // readPartition reads one partition whose keys start with pp and appends it
@@ -412,14 +442,15 @@ func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok in
 		r.recordHdr.record(pp, r.hdrEpoch)
 	}
 	r.budget = r.lim.rowBudget(r.cmd.StaticOnly)
-	r.rows = nil
+	r.rows = r.rowBuf[:0:cap(r.rowBuf)]
+	r.rowBuf = nil // one partition only
 	r.live = false
 	if r.budget > 0 {
 		if err := r.readRows(it, pp); err != nil {
 			return err
 		}
 	}
-	if !r.cmd.StaticOnly {
+	if !r.cmd.StaticOnly && len(r.rows) > 0 {
 		part.Rows = r.rows
 	}
 	r.stats.record(&r.scan, r.whole && r.budget > 0)
@@ -603,14 +634,22 @@ func (r *pebbleReader) step(it *pebble.Iterator) bool {
 func (r *pebbleReader) startRow(rest []byte) ([]byte, error) {
 	r.acc.reset()
 	r.acc.active = true
-	r.acc.clustering = make([][]byte, len(r.t.Clustering))
+	if n := len(r.t.Clustering); n <= cap(r.clusBuf)-len(r.clusBuf) {
+		r.acc.clustering = r.clusBuf[len(r.clusBuf) : len(r.clusBuf)+n : len(r.clusBuf)+n]
+		r.clusBuf = r.clusBuf[:len(r.clusBuf)+n]
+	} else {
+		r.acc.clustering = make([][]byte, n)
+	}
 	src := rest
+	// The values are decoded into the arena (at most len(rest) bytes).
+	r.reserve(len(rest))
 	for i, c := range r.t.Clustering {
-		v, tail, err := types.DecodeKey(c.Type, src, c.Desc)
+		v, tail, arena, err := types.DecodeKeyInto(r.arena, c.Type, src, c.Desc)
 		if err != nil {
 			return nil, fmt.Errorf("storage: decoding clustering %s: %w", c.Name, err)
 		}
-		r.acc.clustering[i] = r.copyBytes(v)
+		r.arena = arena
+		r.acc.clustering[i] = v
 		src = tail
 	}
 	r.acc.enc = append(r.acc.enc[:0], rest[:len(rest)-len(src)]...)

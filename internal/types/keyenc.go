@@ -227,25 +227,49 @@ func appendDecimalKey(dst []byte, u *big.Int, scale int32) []byte {
 // AppendKey returns an error, never panics. The empty value decodes as a
 // non-nil zero-length slice.
 func DecodeKey(t *Type, src []byte, desc bool) (v []byte, rest []byte, err error) {
-	d := keyDecoder{src: src}
+	v, rest, _, err = DecodeKeyInto(nil, t, src, desc)
+	return v, rest, err
+}
+
+// DecodeKeyInto is DecodeKey taking the bytes of the decoded value, where
+// they fit, from the spare capacity of buf instead of allocating them; it
+// returns buf extended by what it took (v may alias it).
+func DecodeKeyInto(buf []byte, t *Type, src []byte, desc bool) (v, rest, bufOut []byte, err error) {
+	d := keyDecoder{src: src, buf: buf}
 	if desc {
 		d.mask = 0xFF
 	}
 	v, err = d.value(t)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, buf, err
 	}
 	// Keys come from AppendKey of valid values; anything else is corruption.
 	if Validate(t, v) != nil {
-		return nil, nil, errKey
+		return nil, nil, buf, errKey
 	}
-	return v, d.src[d.pos:], nil
+	return v, d.src[d.pos:], d.buf, nil
 }
 
 type keyDecoder struct {
 	src  []byte
 	pos  int
 	mask byte
+	// buf supplies decoded bytes from its spare capacity (DecodeKeyInto).
+	buf []byte
+}
+
+// alloc returns n bytes for a decoded value: from buf's spare capacity
+// when they fit (capped, so that appends never overwrite what follows),
+// else newly allocated.
+func (d *keyDecoder) alloc(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	if l := len(d.buf); cap(d.buf)-l >= n {
+		d.buf = d.buf[:l+n]
+		return d.buf[l : l+n : l+n]
+	}
+	return make([]byte, n)
 }
 
 var errKey = cqlerr.Serverf("corrupt key encoding")
@@ -263,7 +287,7 @@ func (d *keyDecoder) bytes(n int) ([]byte, error) {
 	if n < 0 || n > len(d.src)-d.pos {
 		return nil, errKey
 	}
-	b := make([]byte, n)
+	b := d.alloc(n)
 	for i := range b {
 		b[i] = d.src[d.pos+i] ^ d.mask
 	}
@@ -442,29 +466,42 @@ func unreorderTimestamp(r uint64) uint64 {
 }
 
 func (d *keyDecoder) escaped() ([]byte, error) {
-	out := []byte{}
-	for {
-		c, err := d.byte()
-		if err != nil {
-			return nil, err
-		}
-		if c != 0 {
-			out = append(out, c)
+	// The length first (up to the terminator), then the bytes, so that
+	// they are allocated once.
+	n, end := 0, -1
+scan:
+	for i := d.pos; i < len(d.src); i++ {
+		if d.src[i]^d.mask != 0 {
+			n++
 			continue
 		}
-		n, err := d.byte()
-		if err != nil {
-			return nil, err
+		if i+1 >= len(d.src) {
+			return nil, errKey
 		}
-		switch n {
+		switch d.src[i+1] ^ d.mask {
 		case 0x00:
-			return out, nil
+			end = i + 2
+			break scan
 		case 0xFF:
-			out = append(out, 0)
+			n++
+			i++
 		default:
 			return nil, errKey
 		}
 	}
+	if end < 0 {
+		return nil, errKey
+	}
+	out := d.alloc(n)
+	for i, j := d.pos, 0; j < n; i, j = i+1, j+1 {
+		c := d.src[i] ^ d.mask
+		if c == 0 {
+			i++ // an escaped zero: 0x00 0xFF
+		}
+		out[j] = c
+	}
+	d.pos = end
+	return out, nil
 }
 
 func (d *keyDecoder) varint() ([]byte, error) {

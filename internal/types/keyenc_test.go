@@ -339,6 +339,15 @@ func FuzzDecodeKey(f *testing.F) {
 		if err := Validate(typ, v); err != nil {
 			t.Fatalf("DecodeKey(%s, %x) returned invalid %x: %v", typ, src, v, err)
 		}
-		_ = rest
+		// DecodeKeyInto decodes the same, from a buffer with room or
+		// without, and leaves the buffer's bytes alone.
+		for _, room := range []int{0, 3, 64, 4096} {
+			buf := append(make([]byte, 0, 2+room), 0xAB, 0xCD)
+			v2, rest2, buf2, err := DecodeKeyInto(buf, typ, src, desc)
+			if err != nil || !bytes.Equal(v2, v) || !bytes.Equal(rest2, rest) ||
+				len(buf2) < 2 || buf2[0] != 0xAB || buf2[1] != 0xCD {
+				t.Fatalf("DecodeKeyInto(room %d, %s, %x) = %x, %x, %v; DecodeKey = %x, %x", room, typ, src, v2, rest2, err, v, rest)
+			}
+		}
 	})
 }
