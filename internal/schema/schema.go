@@ -108,6 +108,9 @@ type Table struct {
 	// shadow maps the id of a live column re-added after a drop to the
 	// drop time: its older cells belong to the dropped column.
 	shadow map[uint32]int64
+	// canonicalizes: a clustering column's type has values that its key
+	// encoding decodes to another form (types.KeyMayCanonicalize).
+	canonicalizes bool
 }
 
 // DroppedColumn is a row of system_schema.dropped_columns.
@@ -233,6 +236,7 @@ func NewTable(keyspace, name string, id uuid.UUID, cols []*Column, params TableP
 
 func (t *Table) init(cols []*Column) {
 	t.PartitionKey, t.Clustering, t.Statics, t.Regulars = nil, nil, nil, nil
+	t.canonicalizes = false
 	t.byName = make(map[string]*Column, len(cols))
 	t.byID = make(map[uint32]*Column, len(cols))
 	for _, c := range cols {
@@ -243,6 +247,7 @@ func (t *Table) init(cols []*Column) {
 			t.PartitionKey = append(t.PartitionKey, c)
 		case Clustering:
 			t.Clustering = append(t.Clustering, c)
+			t.canonicalizes = t.canonicalizes || types.KeyMayCanonicalize(c.Type)
 		case Static:
 			t.Statics = append(t.Statics, c)
 		default:
@@ -282,6 +287,11 @@ func (t *Table) ColumnByID(id uint32) *Column { return t.byID[id] }
 
 // HasStatics reports whether the table has static columns.
 func (t *Table) HasStatics() bool { return len(t.Statics) > 0 }
+
+// ClusteringMayCanonicalize reports whether some clustering column's values
+// may be written in another form than the one their key encoding decodes
+// to (types.KeyMayCanonicalize), which storage then keeps apart.
+func (t *Table) ClusteringMayCanonicalize() bool { return t.canonicalizes }
 
 // Keyspace is an immutable keyspace definition with its tables.
 type Keyspace struct {

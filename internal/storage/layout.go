@@ -163,8 +163,7 @@ func appendClustering(dst []byte, t *schema.Table, values [][]byte) ([]byte, err
 // canonicalClustering reports whether the clustering values are in the
 // canonical form their key encoding decodes to (types.KeyMayCanonicalize):
 // when they are not, Apply also writes them as written (slotWritten).
-func canonicalClustering(t *schema.Table, values [][]byte) (bool, error) {
-	var buf [64]byte
+func canonicalClustering(t *schema.Table, values [][]byte, buf []byte) (bool, error) {
 	for i, v := range values {
 		cv, err := canonicalValue(t.Clustering[i], buf[:0], v)
 		if err != nil || !bytes.Equal(cv, v) {

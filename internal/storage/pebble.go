@@ -199,9 +199,10 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	}
 	b := p.db.NewBatch()
 	defer b.Close()
-	var w batchWriter
-	var stripes uint64  // bit i: stripe i is touched
-	var hdrToks []int64 // tokens of updates writing header or static entries
+	w := writerPool.Get().(*batchWriter)
+	defer w.release()
+	var stripes uint64       // bit i: stripe i is touched
+	hdrToks := w.hdrToks[:0] // tokens of updates writing header or static entries
 	for _, u := range updates {
 		if err := w.encode(t, u, b); err != nil {
 			return err
@@ -211,6 +212,7 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 			hdrToks = append(hdrToks, u.Token)
 		}
 	}
+	w.hdrToks = hdrToks
 	// Lock stripes in increasing order (Purge takes one at a time).
 	for i := 0; i < lockStripes; i++ {
 		if stripes&(1<<i) != 0 {
@@ -228,12 +230,25 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	return err
 }
 
+// batchWriter encodes updates into a batch; its buffers are pooled
+// (writerPool: Pebble copies what a batch is given).
 type batchWriter struct {
 	key, val []byte
+	pp, rp   []byte // partition and row prefixes
 	scratch  [64]byte
 	// ats are the distinct tombstone times of the current update's
 	// deletions and expiring data (purge.go).
-	ats []int64
+	ats     []int64
+	hdrToks []int64
+}
+
+var writerPool = sync.Pool{New: func() any { return new(batchWriter) }}
+
+func (w *batchWriter) release() {
+	if cap(w.key)+cap(w.val)+cap(w.pp)+cap(w.rp) > 64<<10 || cap(w.ats)+cap(w.hdrToks) > 1024 {
+		return // do not keep large buffers alive
+	}
+	writerPool.Put(w)
 }
 
 func (w *batchWriter) merge(b *pebble.Batch) error {
@@ -250,7 +265,8 @@ func (w *batchWriter) encode(t *schema.Table, u *mutation.PartitionUpdate, b *pe
 	if len(u.Key) == 0 {
 		return errors.New("storage: empty partition key")
 	}
-	pp := appendPartitionPrefix(nil, u.TableID, u.Token, u.Key)
+	pp := appendPartitionPrefix(w.pp[:0], u.TableID, u.Token, u.Key)
+	w.pp = pp
 	w.ats = w.ats[:0]
 	if err := w.encodeData(t, u, pp, b); err != nil {
 		return err
@@ -288,12 +304,13 @@ func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, p
 		}
 	}
 	if u.Static != nil {
-		rp := append(append([]byte(nil), pp...), kindStatic)
+		rp := append(append(w.rp[:0], pp...), kindStatic)
+		w.rp = rp
 		if err := w.encodeRow(t, rp, u.Static, b); err != nil {
 			return err
 		}
 	}
-	var rp []byte
+	rp := w.rp
 	for i := range u.Rows {
 		r := &u.Rows[i]
 		if len(r.Clustering) != len(t.Clustering) {
@@ -312,6 +329,7 @@ func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, p
 			return err
 		}
 	}
+	w.rp = rp
 	return nil
 }
 
@@ -319,11 +337,14 @@ func (w *batchWriter) encodeData(t *schema.Table, u *mutation.PartitionUpdate, p
 // are not in canonical form and the row writes data (layout.md,
 // "clustering as written").
 func (w *batchWriter) encodeWritten(t *schema.Table, rp []byte, r *mutation.Row, b *pebble.Batch) error {
+	if !t.ClusteringMayCanonicalize() {
+		return nil
+	}
 	c, ok := writtenCell(r)
 	if !ok {
 		return nil
 	}
-	canon, err := canonicalClustering(t, r.Clustering)
+	canon, err := canonicalClustering(t, r.Clustering, w.scratch[:0])
 	if err != nil || canon {
 		return err
 	}
