@@ -72,7 +72,7 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		// What a single-partition read returns comes from one allocation
 		// as long as it fits (pointAlloc).
 		pa := new(pointAlloc)
-		r.out, r.rowBuf, r.clusBuf, r.arena = pa.part[:0], pa.row[:0], pa.clus[:0], pa.arena[:0]
+		r.out, r.rowBuf, r.clusBuf, r.cellBuf, r.arena = pa.part[:0], pa.row[:0], pa.clus[:0], pa.cells[:0], pa.arena[:0]
 		// The bounds live in the reader's buffers until after it.Close.
 		pp := appendPartitionPrefix(r.ppBuf[:0], cmd.TableID, cmd.Token, cmd.Key)
 		r.ppBuf = pp
@@ -83,11 +83,19 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		}
 		r.iterOpts = pebble.IterOptions{LowerBound: pp, UpperBound: upper}
 		// A partition known to have no header and no static row
-		// (hdrcache.go) is positioned once, at its rows.
+		// (hdrcache.go) is positioned once, at its rows; with one slice
+		// the iterator is bounded to its rows (the step past the last row
+		// ends at the bound), from the start when the cache already
+		// knows the partition before the iterator exists.
 		useHdr := !cmd.StaticOnly && len(ranges) > 0 && len(ranges[0].lo) > 0
 		var e0 uint64
+		narrowed := false
 		if useHdr {
 			e0 = p.hdr.epoch(cmd.Token)
+			if len(ranges) == 1 && p.hdr.known(pp, e0) {
+				r.iterOpts.LowerBound, r.iterOpts.UpperBound = r.rowBounds(pp, ranges[0])
+				narrowed = true
+			}
 		}
 		it, err := p.db.NewIter(&r.iterOpts)
 		if err != nil {
@@ -95,23 +103,16 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		}
 		defer it.Close()
 		if useHdr {
+			// Trusted only with the epoch read after the iterator exists.
 			if p.hdr.known(pp, p.hdr.epoch(cmd.Token)) {
 				r.skipHeader = true
-				if len(ranges) == 1 {
-					// Bound the iterator to the rows of the slice: the
-					// step past the last row ends at the bound.
-					rg := ranges[0]
-					b := append(append(append(r.bndBuf[:0], pp...), kindRow), rg.lo...)
-					n := len(b)
-					if rg.hiInf {
-						b = append(append(b, pp...), kindRow+1)
-					} else {
-						b = append(append(append(b, pp...), kindRow), rg.hi...)
-					}
-					r.bndBuf = b
-					it.SetBounds(b[:n:n], b[n:])
+				if len(ranges) == 1 && !narrowed {
+					it.SetBounds(r.rowBounds(pp, ranges[0]))
 				}
 			} else {
+				if narrowed {
+					it.SetBounds(pp, upper) // the partition again
+				}
 				r.recordHdr, r.hdrEpoch = p.hdr, e0
 			}
 		}
@@ -272,6 +273,7 @@ type pebbleReader struct {
 	// the rows and the clustering values returned.
 	rowBuf  []mutation.Row
 	clusBuf [][]byte
+	cellBuf []mutation.Cell
 	kbuf    []byte
 	pbuf    []byte
 	rbuf    []byte // readRows' key bounds
@@ -301,6 +303,21 @@ type pebbleReader struct {
 	iterOpts     pebble.IterOptions
 	sbuf         []byte
 	rangeBuf     []byteRange
+}
+
+// rowBounds returns iterator bounds over the rows of partition pp in the
+// range rg (in the reader's bound buffer, which must live until the
+// iterator is closed).
+func (r *pebbleReader) rowBounds(pp []byte, rg byteRange) (lo, hi []byte) {
+	b := append(append(append(r.bndBuf[:0], pp...), kindRow), rg.lo...)
+	n := len(b)
+	if rg.hiInf {
+		b = append(append(b, pp...), kindRow+1)
+	} else {
+		b = append(append(append(b, pp...), kindRow), rg.hi...)
+	}
+	r.bndBuf = b
+	return b[:n:n], b[n:]
 }
 
 // normalize is normalizeSlices without allocating for no slice or one slice
@@ -338,15 +355,19 @@ func (r *pebbleReader) tombstone() error {
 }
 
 // pointAlloc holds, in one allocation, what a single-partition read
-// returns when it is one row with up to pointClustering clustering values
-// and a few bytes of keys and values (anything more is allocated apart):
-// four allocations fewer for the common point read.
+// returns when it is one row with up to pointClustering clustering values,
+// pointCells cells and a few bytes of keys and values (anything more is
+// allocated apart): five allocations fewer for the common point read.
 type pointAlloc struct {
 	part  [1]mutation.Partition
 	row   [1]mutation.Row
 	clus  [pointClustering][]byte
+	cells [pointCells]mutation.Cell
 	arena [128]byte
 }
+
+// pointCells is how many cells of a point read's row pointAlloc holds.
+const pointCells = 2
 
 const pointClustering = 3
 
@@ -803,7 +824,12 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 		row.Marker = a.marker
 	}
 	row.Deletion = mutation.Live
-	row.Cells = make([]mutation.Cell, 0, n)
+	if n > 0 && n <= cap(r.cellBuf)-len(r.cellBuf) {
+		row.Cells = r.cellBuf[len(r.cellBuf) : len(r.cellBuf) : len(r.cellBuf)+n]
+		r.cellBuf = r.cellBuf[:len(r.cellBuf)+n]
+	} else {
+		row.Cells = make([]mutation.Cell, 0, n)
+	}
 	for i := range a.cells {
 		if a.cells[i].Column != deadColumn {
 			row.Cells = append(row.Cells, a.cells[i])
