@@ -18,6 +18,8 @@ func fmtValue(t *types.Type, v []byte) string {
 		}
 	case types.Text:
 		return fmt.Sprintf("%q", v)
+	case types.Decimal:
+		return types.Format(t, v)
 	}
 	return fmt.Sprintf("0x%x", v)
 }

@@ -18,7 +18,9 @@ import (
 // the Pebble and the in-memory engine (both must give the expected output).
 // Regenerate with -rewrite. The language, on the table of helpers_test.go
 // (clustering (ck1 int, ck2 text DESC), static s int, v int,
-// m map<int,int>, st set<text>):
+// m map<int,int>, st set<text>), or for files named decimal_* on
+// decimalTable (ck1 decimal, st set<decimal>, values written as CQL
+// numbers, 1.50):
 //
 //	apply pk=N          one partition update, one entry per input line:
 //	  row (1,a) marker@TS[/ttlT:EXP] v=1@TS[/ttlT:EXP] v=tomb@TS:LDT
@@ -33,6 +35,9 @@ import (
 func TestHistory(t *testing.T) {
 	datadriven.Walk(t, "testdata/history", func(t *testing.T, path string) {
 		tbl := testTable()
+		if strings.HasPrefix(filepath.Base(path), "decimal_") {
+			tbl = decimalTable()
+		}
 		dir := t.TempDir()
 		p, err := Open(filepath.Join(dir, "db"), Options{})
 		if err != nil {
@@ -70,7 +75,7 @@ func TestHistory(t *testing.T) {
 					if !ok {
 						t.Fatalf("slice %q", s)
 					}
-					sl, err := parseHistorySlice(start, end)
+					sl, err := parseHistorySlice(tbl, start, end)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -139,7 +144,7 @@ func parseHistoryUpdate(tbl *schema.Table, pk int32, input string) (*mutation.Pa
 			if len(f) != 4 {
 				return nil, fmt.Errorf("rangedel START END @TS:LDT")
 			}
-			s, err := parseHistorySlice(f[1], f[2])
+			s, err := parseHistorySlice(tbl, f[1], f[2])
 			if err != nil {
 				return nil, err
 			}
@@ -149,7 +154,7 @@ func parseHistoryUpdate(tbl *schema.Table, pk int32, input string) (*mutation.Pa
 			}
 			u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: s, Deletion: d})
 		case "rowdel":
-			c, err := parseClustering(f[1])
+			c, err := parseClustering(tbl, f[1])
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +170,7 @@ func parseHistoryUpdate(tbl *schema.Table, pk int32, input string) (*mutation.Pa
 			}
 			u.Static = &r
 		case "row":
-			c, err := parseClustering(f[1])
+			c, err := parseClustering(tbl, f[1])
 			if err != nil {
 				return nil, err
 			}
@@ -182,36 +187,36 @@ func parseHistoryUpdate(tbl *schema.Table, pk int32, input string) (*mutation.Pa
 }
 
 // parseClustering parses "(1,a)", "(1)" or "(1,)" (empty text).
-func parseClustering(s string) ([][]byte, error) {
+func parseClustering(tbl *schema.Table, s string) ([][]byte, error) {
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
 		return nil, fmt.Errorf("clustering %q", s)
 	}
-	return parseClusteringValues(s[1 : len(s)-1])
+	return parseClusteringValues(tbl, s[1:len(s)-1])
 }
 
-func parseClusteringValues(s string) ([][]byte, error) {
+func parseClusteringValues(tbl *schema.Table, s string) ([][]byte, error) {
 	if s == "" {
 		return nil, nil
 	}
 	parts := strings.Split(s, ",")
-	n, err := strconv.Atoi(parts[0])
+	ck1, err := parseTypedValue(tbl.Clustering[0].Type, parts[0])
 	if err != nil {
 		return nil, err
 	}
-	out := [][]byte{i32(int32(n))}
+	out := [][]byte{ck1}
 	if len(parts) > 1 {
 		out = append(out, []byte(parts[1]))
 	}
 	return out, nil
 }
 
-func parseHistorySlice(start, end string) (mutation.Slice, error) {
+func parseHistorySlice(tbl *schema.Table, start, end string) (mutation.Slice, error) {
 	var s mutation.Slice
 	if start != "*" {
 		if start == "" || (start[0] != '[' && start[0] != '(') {
 			return s, fmt.Errorf("slice start %q", start)
 		}
-		v, err := parseClusteringValues(start[1:])
+		v, err := parseClusteringValues(tbl, start[1:])
 		if err != nil {
 			return s, err
 		}
@@ -222,7 +227,7 @@ func parseHistorySlice(start, end string) (mutation.Slice, error) {
 		if last != ']' && last != ')' {
 			return s, fmt.Errorf("slice end %q", end)
 		}
-		v, err := parseClusteringValues(end[:len(end)-1])
+		v, err := parseClusteringValues(tbl, end[:len(end)-1])
 		if err != nil {
 			return s, err
 		}
@@ -269,8 +274,11 @@ func parseLiveness(s string) (ts int64, ttl int32, exp int64, err error) {
 }
 
 func parseTypedValue(t *types.Type, s string) ([]byte, error) {
-	if t.Kind == types.Text {
+	switch t.Kind {
+	case types.Text:
 		return []byte(s), nil
+	case types.Decimal:
+		return types.FromNumber(t, s)
 	}
 	n, err := strconv.Atoi(s)
 	return i32(int32(n)), err
