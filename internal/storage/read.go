@@ -269,8 +269,8 @@ type pebbleReader struct {
 	live   bool // a live row was seen (StaticOnly)
 
 	arena []byte
-	// rowBuf and clusBuf, when not nil, are the room of a pointAlloc for
-	// the rows and the clustering values returned.
+	// rowBuf, clusBuf and cellBuf, when not nil, are the room of a
+	// pointAlloc for the rows, clustering values and cells returned.
 	rowBuf  []mutation.Row
 	clusBuf [][]byte
 	cellBuf []mutation.Cell
