@@ -26,6 +26,11 @@ type Config struct {
 	CommitlogSync            string
 	CommitlogSyncGroupWindow time.Duration
 	CommitlogSyncPeriod      time.Duration
+	// FileCacheSize is file_cache_size in bytes: the storage engine's block
+	// cache (uncompressed SSTable blocks). Zero means Cassandra's default,
+	// min(512MiB, heap/4) for the heap Cassandra would size from this
+	// machine's memory (defaultFileCacheSize).
+	FileCacheSize int64
 	// TombstoneWarnThreshold and TombstoneFailureThreshold are Cassandra's
 	// tombstone_warn_threshold and tombstone_failure_threshold: a read that
 	// scans more tombstones than the first sends a client warning, more
@@ -146,6 +151,8 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.CommitlogSyncGroupWindow, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
 		case "commitlog_sync_period", "commitlog_sync_period_in_ms":
 			cfg.CommitlogSyncPeriod, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
+		case "file_cache_size", "file_cache_size_in_mb":
+			cfg.FileCacheSize, err = toMiBSize(v)
 		case "tombstone_warn_threshold":
 			cfg.TombstoneWarnThreshold, err = toInt(v)
 		case "tombstone_failure_threshold":
@@ -288,6 +295,22 @@ func toDataSize(v any) (int64, error) {
 	s := strings.TrimSpace(fmt.Sprint(v))
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n * 1024, nil
+	}
+	if n, ok := parseDataSize(s); ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
+}
+
+// toMiBSize parses a data size ("512MiB", "1GiB") into bytes; a plain
+// number is MiB (file_cache_size's unit, and the old *_in_mb keys).
+func toMiBSize(v any) (int64, error) {
+	if n, ok := v.(int); ok && n >= 0 {
+		return int64(n) << 20, nil
+	}
+	s := strings.TrimSpace(fmt.Sprint(v))
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+		return n << 20, nil
 	}
 	if n, ok := parseDataSize(s); ok {
 		return n, nil

@@ -86,3 +86,25 @@ func TestLoadYAMLBatchThresholds(t *testing.T) {
 		t.Fatal("bad size accepted")
 	}
 }
+
+func TestFileCacheSize(t *testing.T) {
+	cfg := DefaultConfig()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for in, want := range map[string]int64{"file_cache_size: 256MiB": 256 << 20, "file_cache_size: 1GiB": 1 << 30,
+		"file_cache_size_in_mb: 128": 128 << 20, "file_cache_size: 100": 100 << 20} {
+		cfg.FileCacheSize = 0
+		if err := LoadYAML(&cfg, []byte(in), quiet); err != nil || cfg.FileCacheSize != want {
+			t.Errorf("%s: got %d, %v; want %d", in, cfg.FileCacheSize, err, want)
+		}
+	}
+	if err := LoadYAML(&cfg, []byte("file_cache_size: lots"), quiet); err == nil {
+		t.Error("file_cache_size: lots accepted")
+	}
+	// Cassandra's default: min(512MiB, heap/4), heap = max(min(mem/2, 1GiB), min(mem/4, 8GiB)).
+	for mem, want := range map[int64]int64{0: 64 << 20, 512 << 20: 64 << 20, 2 << 30: 256 << 20,
+		4 << 30: 256 << 20, 8 << 30: 512 << 20, 24 << 30: 512 << 20} {
+		if got := defaultFileCacheSize(mem); got != want {
+			t.Errorf("defaultFileCacheSize(%d MiB) = %d MiB, want %d MiB", mem>>20, got>>20, want>>20)
+		}
+	}
+}

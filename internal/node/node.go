@@ -70,6 +70,10 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
 	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
+	if cfg.FileCacheSize <= 0 {
+		cfg.FileCacheSize = defaultFileCacheSize(physicalMemory())
+	}
+	sopts.CacheSize = cfg.FileCacheSize
 	switch cfg.CommitlogSync {
 	case "batch":
 		sopts.SyncMode = storage.SyncBatch

@@ -60,7 +60,8 @@ type Options struct {
 	// Pebble's commit pipeline already groups concurrent syncs.
 	GroupWindow time.Duration
 	Logger      *slog.Logger
-	// CacheSize is the block cache size in bytes (default 64 MiB).
+	// CacheSize is the block cache size in bytes (default 64 MiB; the node
+	// sets Cassandra's file_cache_size default, derived from memory).
 	CacheSize int64
 	// PurgeInterval, when positive, runs Purge over every table returned by
 	// Tables (virtual tables skipped) at that interval in the background.

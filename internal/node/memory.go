@@ -1,0 +1,52 @@
+package node
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// defaultFileCacheSize is Cassandra's default file_cache_size for a machine
+// with mem bytes of memory: min(512MiB, heap/4), where the heap is what
+// cassandra-env.sh picks by default, max(min(mem/2, 1GiB), min(mem/4,
+// 8GiB)). Unknown memory (0) gives the 64MiB floor the engine used before.
+func defaultFileCacheSize(mem int64) int64 {
+	const floor = 64 << 20
+	if mem <= 0 {
+		return floor
+	}
+	heap := max(min(mem/2, 1<<30), min(mem/4, 8<<30))
+	return max(min(512<<20, heap/4), floor)
+}
+
+// physicalMemory returns the machine's memory in bytes (MemTotal of
+// /proc/meminfo), lowered to the cgroup's memory limit when there is one;
+// 0 when unknown.
+func physicalMemory() int64 {
+	var mem int64
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					mem = kb << 10
+				}
+				break
+			}
+		}
+		f.Close()
+	}
+	for _, path := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if lim, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && lim > 0 && (mem == 0 || lim < mem) {
+			mem = lim
+		}
+		break
+	}
+	return mem
+}
