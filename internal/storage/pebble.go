@@ -157,10 +157,13 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	po.ApplyCompressionSettings(compressionSettings)
+	gate := newOpenGate() // compactions wait until Open returns (opengate.go)
+	po.Experimental.CompactionScheduler = gate
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
+	gate.opened()
 	p := &Pebble{db: db, opts: opts, wo: pebble.Sync, stop: make(chan struct{}), hdr: new(hdrCache), large: newPartitionGuard(&opts)}
 	if opts.SyncMode == SyncPeriodic {
 		p.wo = pebble.NoSync
