@@ -29,10 +29,11 @@ type openGate struct {
 
 	// grantMu serializes grant, which calls into the DB without mu held
 	// (the DB's mutexes are ordered before the scheduler's).
-	grantMu sync.Mutex
-	poke    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	grantMu  sync.Mutex
+	poke     chan struct{}
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
 }
 
 var _ pebble.CompactionScheduler = (*openGate)(nil)
@@ -55,10 +56,22 @@ func (g *openGate) Register(_ int, db pebble.DBForCompaction) {
 	go g.periodic()
 }
 
+// failed stops the gate after a failed pebble.Open (which does not
+// unregister a scheduler it registered); it granted nothing.
+func (g *openGate) failed() {
+	if g.db != nil {
+		g.stopPeriodic()
+	}
+}
+
+func (g *openGate) stopPeriodic() {
+	g.stopOnce.Do(func() { close(g.stop) })
+	<-g.done
+}
+
 // Unregister implements pebble.CompactionScheduler.
 func (g *openGate) Unregister() {
-	close(g.stop)
-	<-g.done
+	g.stopPeriodic()
 	g.mu.Lock()
 	g.unregistered = true
 	g.mu.Unlock()

@@ -169,6 +169,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	po.Experimental.CompactionScheduler = gate
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		gate.failed()
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	gate.opened()
