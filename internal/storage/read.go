@@ -37,10 +37,16 @@ type ReadInfo struct {
 // ReadWithInfo is Read, also returning what the read scanned.
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
-	start := time.Now()
 	ts := p.stats.get(cmd.TableID)
+	var start time.Time
+	timed := ts.startRead()
+	if timed {
+		start = time.Now()
+	}
 	ps, err := p.read(ctx, t, cmd, &info, ts)
-	ts.recordRead(time.Since(start))
+	if timed {
+		ts.recordReadLatency(time.Since(start))
+	}
 	for i := range ps {
 		info.LiveRows += int64(max(len(ps[i].Rows), 1))
 	}
