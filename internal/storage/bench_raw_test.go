@@ -107,11 +107,7 @@ func BenchmarkVsRaw(b *testing.B) {
 			}
 		}
 	})
-	// read/interleaved alternates chunks of engine and raw reads in one
-	// loop, so that both see the same machine load (this machine is shared:
-	// separate sub-benchmarks can differ by 2x from load alone), and
-	// reports both latencies and the engine's throughput as a percentage
-	// of raw Pebble's.
+	// read/interleaved alternates engine reads and raw Gets (interleave).
 	b.Run("read/interleaved", func(b *testing.B) {
 		pe, pr := open(b), open(b)
 		load(b, pe, false)
@@ -122,33 +118,18 @@ func BenchmarkVsRaw(b *testing.B) {
 			cmds[i] = read(i)
 			keys[i], _ = rawKV(i)
 		}
-		const chunk = 1000
-		var engineNS, rawNS time.Duration
-		b.ReportAllocs()
-		b.ResetTimer()
-		for done := 0; done < b.N; done += chunk {
-			n := min(chunk, b.N-done)
-			start := time.Now()
-			for i := done; i < done+n; i++ {
-				ps, err := pe.Read(ctx, tbl, cmds[i%len(cmds)])
-				if err != nil || len(ps) != 1 || len(ps[0].Rows) != 1 {
-					b.Fatalf("read: %v %d", err, len(ps))
-				}
+		interleave(b, "read", func(i int) {
+			ps, err := pe.Read(ctx, tbl, cmds[i%len(cmds)])
+			if err != nil || len(ps) != 1 || len(ps[0].Rows) != 1 {
+				b.Fatalf("read: %v %d", err, len(ps))
 			}
-			mid := time.Now()
-			for i := done; i < done+n; i++ {
-				v, closer, err := pr.db.Get(keys[i%len(keys)])
-				if err != nil || len(v) == 0 {
-					b.Fatal(err)
-				}
-				closer.Close()
+		}, func(i int) {
+			v, closer, err := pr.db.Get(keys[i%len(keys)])
+			if err != nil || len(v) == 0 {
+				b.Fatal(err)
 			}
-			engineNS += mid.Sub(start)
-			rawNS += time.Since(mid)
-		}
-		b.ReportMetric(float64(engineNS.Nanoseconds())/float64(b.N), "engine-ns/read")
-		b.ReportMetric(float64(rawNS.Nanoseconds())/float64(b.N), "raw-ns/read")
-		b.ReportMetric(100*float64(rawNS)/float64(engineNS), "%-of-raw")
+			closer.Close()
+		})
 	})
 	// write/interleaved alternates chunks of engine Applys and raw Sets of
 	// the same keys and values (unsynced on both sides), as
@@ -161,30 +142,15 @@ func BenchmarkVsRaw(b *testing.B) {
 			updates[i] = upd(i)
 			keys[i], vals[i] = rawKV(i)
 		}
-		const chunk = 1000
-		var engineNS, rawNS time.Duration
-		b.ReportAllocs()
-		b.ResetTimer()
-		for done := 0; done < b.N; done += chunk {
-			n := min(chunk, b.N-done)
-			start := time.Now()
-			for i := done; i < done+n; i++ {
-				if err := pe.Apply(ctx, tbl, updates[i%len(updates)]); err != nil {
-					b.Fatal(err)
-				}
+		interleave(b, "write", func(i int) {
+			if err := pe.Apply(ctx, tbl, updates[i%len(updates)]); err != nil {
+				b.Fatal(err)
 			}
-			mid := time.Now()
-			for i := done; i < done+n; i++ {
-				if err := pr.db.Set(keys[i%len(keys)], vals[i%len(vals)], pebble.NoSync); err != nil {
-					b.Fatal(err)
-				}
+		}, func(i int) {
+			if err := pr.db.Set(keys[i%len(keys)], vals[i%len(vals)], pebble.NoSync); err != nil {
+				b.Fatal(err)
 			}
-			engineNS += mid.Sub(start)
-			rawNS += time.Since(mid)
-		}
-		b.ReportMetric(float64(engineNS.Nanoseconds())/float64(b.N), "engine-ns/write")
-		b.ReportMetric(float64(rawNS.Nanoseconds())/float64(b.N), "raw-ns/write")
-		b.ReportMetric(100*float64(rawNS)/float64(engineNS), "%-of-raw")
+		})
 	})
 	b.Run("read/raw", func(b *testing.B) {
 		p := open(b)
@@ -203,4 +169,32 @@ func BenchmarkVsRaw(b *testing.B) {
 			closer.Close()
 		}
 	})
+}
+
+// interleave runs b.N operations as alternating chunks of 1000 engine and
+// 1000 raw operations, so that both see the same machine load (this machine
+// is shared: separate sub-benchmarks can differ by 2x from load alone), and
+// reports both latencies and the engine's throughput as a percentage of
+// raw Pebble's.
+func interleave(b *testing.B, unit string, engine, raw func(i int)) {
+	const chunk = 1000
+	var engineNS, rawNS time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += chunk {
+		n := min(chunk, b.N-done)
+		start := time.Now()
+		for i := done; i < done+n; i++ {
+			engine(i)
+		}
+		mid := time.Now()
+		for i := done; i < done+n; i++ {
+			raw(i)
+		}
+		engineNS += mid.Sub(start)
+		rawNS += time.Since(mid)
+	}
+	b.ReportMetric(float64(engineNS.Nanoseconds())/float64(b.N), "engine-ns/"+unit)
+	b.ReportMetric(float64(rawNS.Nanoseconds())/float64(b.N), "raw-ns/"+unit)
+	b.ReportMetric(100*float64(rawNS)/float64(engineNS), "%-of-raw")
 }
