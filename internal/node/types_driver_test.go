@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -577,5 +578,47 @@ func TestDriverClusteringOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDriverPagingWrittenForms pages one row at a time through rows whose
+// clustering values were written in non-canonical forms: the paging state
+// carries the bytes as written, and every page resumes after the right row.
+func TestDriverPagingWrittenForms(t *testing.T) {
+	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
+	defer stopTestNode(t, n)
+	s := connect(t, n, 4, nil)
+	defer s.Close()
+	execAll(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.p (k int, c decimal, v int, PRIMARY KEY (k, c))")
+	written := []string{"1.50", "2.0", "3", "4.000", "1E+1"}
+	for i, w := range written {
+		execAll(t, s, fmt.Sprintf("INSERT INTO ks.p (k, c, v) VALUES (0, %s, %d)", w, i))
+	}
+	for _, order := range []string{"ASC", "DESC"} {
+		want := []string{"1.50", "2.0", "3", "4.000", "1E+1"}
+		if order == "DESC" {
+			slices.Reverse(want)
+		}
+		it := s.Query("SELECT c FROM ks.p WHERE k = 0 ORDER BY c " + order).PageSize(1).Iter()
+		var got []string
+		for {
+			v, err := scanRaw(types.DecimalType, func(dest ...any) error {
+				if !it.Scan(dest...) {
+					return errors.New("done")
+				}
+				return nil
+			})
+			if err != nil {
+				break
+			}
+			got = append(got, types.Format(types.DecimalType, v))
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: got %v, want %v", order, got, want)
+		}
 	}
 }
