@@ -64,6 +64,29 @@ func bindArgs(typ *types.Type, v []byte) []any {
 
 // scanRaw scans one column of typ; gocql scans a tuple column into one
 // destination per component.
+// scanAllRaw reads the single column of every row of it (all pages) as
+// serialized bytes, and closes it.
+func scanAllRaw(t *testing.T, typ *types.Type, it *gocql.Iter) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for {
+		v, err := scanRaw(typ, func(dest ...any) error {
+			if !it.Scan(dest...) {
+				return errors.New("done")
+			}
+			return nil
+		})
+		if err != nil {
+			break
+		}
+		out = append(out, v)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func scanRaw(typ *types.Type, scan func(dest ...any) error) ([]byte, error) {
 	if typ.Kind != types.Tuple {
 		var r rawScan
@@ -545,23 +568,7 @@ func TestDriverClusteringOrder(t *testing.T) {
 				col  string
 				desc bool
 			}{{0, "a", false}, {1, "d", true}} {
-				it := s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE k = %d", dir.col, tbl, dir.k)).Iter()
-				var got [][]byte
-				for {
-					v, err := scanRaw(c.typ, func(dest ...any) error {
-						if !it.Scan(dest...) {
-							return errors.New("done")
-						}
-						return nil
-					})
-					if err != nil {
-						break
-					}
-					got = append(got, v)
-				}
-				if err := it.Close(); err != nil {
-					t.Fatal(err)
-				}
+				got := scanAllRaw(t, c.typ, s.Query(fmt.Sprintf("SELECT %s FROM %s WHERE k = %d", dir.col, tbl, dir.k)).Iter())
 				if len(got) != len(sorted) {
 					t.Fatalf("%s: %d rows, want %d", dir.col, len(got), len(sorted))
 				}
@@ -600,22 +607,9 @@ func TestDriverPagingWrittenForms(t *testing.T) {
 		if order == "DESC" {
 			slices.Reverse(want)
 		}
-		it := s.Query("SELECT c FROM ks.p WHERE k = 0 ORDER BY c " + order).PageSize(1).Iter()
 		var got []string
-		for {
-			v, err := scanRaw(types.DecimalType, func(dest ...any) error {
-				if !it.Scan(dest...) {
-					return errors.New("done")
-				}
-				return nil
-			})
-			if err != nil {
-				break
-			}
+		for _, v := range scanAllRaw(t, types.DecimalType, s.Query("SELECT c FROM ks.p WHERE k = 0 ORDER BY c "+order).PageSize(1).Iter()) {
 			got = append(got, types.Format(types.DecimalType, v))
-		}
-		if err := it.Close(); err != nil {
-			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: got %v, want %v", order, got, want)
