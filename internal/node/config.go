@@ -31,6 +31,11 @@ type Config struct {
 	// min(512MiB, heap/4) for the heap Cassandra would size from this
 	// machine's memory (defaultFileCacheSize).
 	FileCacheSize int64
+	// PartitionCacheSize is partition_cache_size in bytes (cqld's own):
+	// the storage engine's write-through cache of small partitions. Zero
+	// means the default derived from memory (defaultPartitionCacheSize);
+	// negative disables it (partition_cache_size: 0).
+	PartitionCacheSize int64
 	// TombstoneWarnThreshold and TombstoneFailureThreshold are Cassandra's
 	// tombstone_warn_threshold and tombstone_failure_threshold: a read that
 	// scans more tombstones than the first sends a client warning, more
@@ -153,6 +158,11 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.CommitlogSyncPeriod, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
 		case "file_cache_size", "file_cache_size_in_mb":
 			cfg.FileCacheSize, err = toMiBSize(v)
+		case "partition_cache_size":
+			cfg.PartitionCacheSize, err = toMiBSize(v)
+			if err == nil && cfg.PartitionCacheSize == 0 {
+				cfg.PartitionCacheSize = -1 // 0 disables, as Cassandra's cache sizes
+			}
 		case "tombstone_warn_threshold":
 			cfg.TombstoneWarnThreshold, err = toInt(v)
 		case "tombstone_failure_threshold":

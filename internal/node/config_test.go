@@ -108,3 +108,21 @@ func TestFileCacheSize(t *testing.T) {
 		}
 	}
 }
+
+func TestPartitionCacheSize(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for in, want := range map[string]int64{"partition_cache_size: 64MiB": 64 << 20, "partition_cache_size: 100": 100 << 20,
+		"partition_cache_size: 0": -1, "partition_cache_size: 0MiB": -1} {
+		cfg := DefaultConfig()
+		if err := LoadYAML(&cfg, []byte(in), quiet); err != nil || cfg.PartitionCacheSize != want {
+			t.Errorf("%s: got %d, %v; want %d", in, cfg.PartitionCacheSize, err, want)
+		}
+	}
+	// min(256MiB, heap/8), at least 16MiB, for the heap of defaultFileCacheSize.
+	for mem, want := range map[int64]int64{0: 16 << 20, 512 << 20: 32 << 20, 2 << 30: 128 << 20,
+		8 << 30: 256 << 20, 24 << 30: 256 << 20} {
+		if got := defaultPartitionCacheSize(mem); got != want {
+			t.Errorf("defaultPartitionCacheSize(%d MiB) = %d MiB, want %d MiB", mem>>20, got>>20, want>>20)
+		}
+	}
+}

@@ -20,6 +20,19 @@ func defaultFileCacheSize(mem int64) int64 {
 	return max(min(512<<20, heap/4), floor)
 }
 
+// defaultPartitionCacheSize is the default partition_cache_size (cqld's
+// own: the storage engine's cache of small partitions, storage/pcache.go):
+// min(256MiB, heap/8) for the heap Cassandra would pick (as
+// defaultFileCacheSize), at least 16MiB.
+func defaultPartitionCacheSize(mem int64) int64 {
+	const floor = 16 << 20
+	if mem <= 0 {
+		return floor
+	}
+	heap := max(min(mem/2, 1<<30), min(mem/4, 8<<30))
+	return max(min(256<<20, heap/8), floor)
+}
+
 // physicalMemory returns the machine's memory in bytes (MemTotal of
 // /proc/meminfo), lowered to the cgroup's memory limit when there is one;
 // 0 when unknown.

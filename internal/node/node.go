@@ -74,6 +74,10 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 		cfg.FileCacheSize = defaultFileCacheSize(physicalMemory())
 	}
 	sopts.CacheSize = cfg.FileCacheSize
+	if cfg.PartitionCacheSize == 0 {
+		cfg.PartitionCacheSize = defaultPartitionCacheSize(physicalMemory())
+	}
+	sopts.PartitionCacheSize = cfg.PartitionCacheSize
 	switch cfg.CommitlogSync {
 	case "batch":
 		sopts.SyncMode = storage.SyncBatch

@@ -71,11 +71,17 @@ var decimalValues = [][]byte{
 	{0, 0, 0, 2, 0xff, 0x6a}, {0xff, 0xff, 0xff, 0xff, 0x0a}, {0, 0, 0, 0, 0x64},
 }
 
+// diffCacheSizes are the partition cache sizes the differential test
+// cycles through by seed: none, the default, and one so small that
+// partitions are evicted and the larger ones are never kept.
+var diffCacheSizes = []int64{-1, 0, 64 << 10}
+
 func runDifferential(t *testing.T, tbl *schema.Table, seed uint64, nUpdates, nReads int) {
 	tbl.Params.GCGraceSeconds = 3
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	dir := t.TempDir()
-	p, err := Open(dir, Options{})
+	opts := Options{PartitionCacheSize: diffCacheSizes[seed%uint64(len(diffCacheSizes))]}
+	p, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +89,29 @@ func runDifferential(t *testing.T, tbl *schema.Table, seed uint64, nUpdates, nRe
 	m := NewMemory()
 	ctx := context.Background()
 	g := &gen{rng: rng, t: tbl}
+	// Reads between the updates (their own random source: the histories
+	// stay those of the seed) fill the partition cache, which the updates
+	// after them must then keep right.
+	gr := &gen{rng: rand.New(rand.NewPCG(seed, 0xcace)), t: tbl}
+	check := func(i int, cmd *mutation.ReadCommand) {
+		t.Helper()
+		want, err := m.Read(ctx, tbl, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Read(ctx, tbl, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d (cache %d) read %d %+v:\npebble:\n%s\nmemory:\n%s", seed, opts.PartitionCacheSize, i, *cmd,
+				fmtPartitions(tbl, got), fmtPartitions(tbl, want))
+		}
+	}
 	for i := 0; i < nUpdates; i++ {
+		if gr.rng.IntN(3) == 0 {
+			check(-1-i, gr.read())
+		}
 		us := []*mutation.PartitionUpdate{g.update()}
 		if rng.IntN(4) == 0 {
 			us = append(us, g.update())
@@ -117,25 +145,13 @@ func runDifferential(t *testing.T, tbl *schema.Table, seed uint64, nUpdates, nRe
 			if err := p.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if p, err = Open(dir, Options{}); err != nil {
+			if p, err = Open(dir, opts); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	for i := 0; i < nReads; i++ {
-		cmd := g.read()
-		want, err := m.Read(ctx, tbl, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := p.Read(ctx, tbl, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("seed %d read %d %+v:\npebble:\n%s\nmemory:\n%s", seed, i, *cmd,
-				fmtPartitions(tbl, got), fmtPartitions(tbl, want))
-		}
+		check(i, g.read())
 	}
 }
 

@@ -74,9 +74,14 @@
 // # Performance notes
 //
 // Blocks are compressed with zstd (52.5 B/row for seed 000's
-// sensor_readings, docs/benchmarks.md). Point reads of partitions known to
-// have no partition deletion, range tombstone or static row position the
-// iterator once (hdrcache.go).
+// sensor_readings, docs/benchmarks.md). Single-partition reads of small
+// partitions are answered from the partition cache (pcache.go,
+// Options.PartitionCacheSize): the partition's merged entries in memory,
+// kept coherent by Apply, which folds its operands into cached partitions
+// after committing; the reader runs over them as over a Pebble iterator.
+// Point reads of partitions the cache does not keep and known to have no
+// partition deletion, range tombstone or static row position the iterator
+// once (hdrcache.go).
 //
 // # Not done yet
 //

@@ -12,7 +12,8 @@ import (
 // partition was cached as having none.
 func TestHeaderCache(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{})
+	// The header cache serves partitions the partition cache does not keep.
+	p, err := Open(t.TempDir(), Options{PartitionCacheSize: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// CacheSize is the block cache size in bytes (default 64 MiB; the node
 	// sets Cassandra's file_cache_size default, derived from memory).
 	CacheSize int64
+	// PartitionCacheSize bounds the partition cache (pcache.go) in bytes:
+	// 0 means 32 MiB (the node sets its own default, derived from memory),
+	// negative disables it.
+	PartitionCacheSize int64
 	// PurgeInterval, when positive, runs Purge over every table returned by
 	// Tables (virtual tables skipped) at that interval in the background.
 	PurgeInterval time.Duration
@@ -121,6 +125,8 @@ type Pebble struct {
 	stats tableStatsMap
 	// hdr remembers partitions without header entries (hdrcache.go).
 	hdr *hdrCache
+	// pc is the partition cache (pcache.go); nil when disabled.
+	pc *partitionCache
 	// large logs partitions over the partition guardrails (nil: none set).
 	large *partitionGuard
 
@@ -174,6 +180,12 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	}
 	gate.opened()
 	p := &Pebble{db: db, opts: opts, wo: pebble.Sync, stop: make(chan struct{}), hdr: new(hdrCache), large: newPartitionGuard(&opts)}
+	switch {
+	case opts.PartitionCacheSize == 0:
+		p.pc = newPartitionCache(32 << 20)
+	case opts.PartitionCacheSize > 0:
+		p.pc = newPartitionCache(opts.PartitionCacheSize)
+	}
 	if opts.SyncMode == SyncPeriodic {
 		p.wo = pebble.NoSync
 		p.wg.Add(1)
@@ -236,9 +248,22 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	start := time.Now()
 	// Header and static writes bump their stripes' epochs around the commit
 	// (hdrcache.go).
+	if p.pc != nil {
+		toks := w.toks[:0]
+		for _, u := range updates {
+			toks = append(toks, u.Token)
+		}
+		w.toks = toks
+		p.pc.begin(toks)
+		defer p.pc.end(toks)
+	}
 	p.hdr.bump(hdrToks)
 	err := b.Commit(p.wo)
 	p.hdr.bump(hdrToks)
+	if p.pc != nil {
+		// Before end (deferred): the fold is part of the write.
+		p.pc.fold(b, err == nil)
+	}
 	p.stats.get(t.ID).recordWrite(time.Since(start))
 	return err
 }
@@ -253,12 +278,13 @@ type batchWriter struct {
 	// deletions and expiring data (purge.go).
 	ats     []int64
 	hdrToks []int64
+	toks    []int64 // every update's token (the partition cache)
 }
 
 var writerPool = sync.Pool{New: func() any { return new(batchWriter) }}
 
 func (w *batchWriter) release() {
-	if cap(w.key)+cap(w.val)+cap(w.pp)+cap(w.rp) > 64<<10 || cap(w.ats)+cap(w.hdrToks) > 1024 {
+	if cap(w.key)+cap(w.val)+cap(w.pp)+cap(w.rp) > 64<<10 || cap(w.ats)+cap(w.hdrToks)+cap(w.toks) > 1024 {
 		return // do not keep large buffers alive
 	}
 	writerPool.Put(w)
@@ -411,11 +437,18 @@ func (w *batchWriter) encodeRow(t *schema.Table, rp []byte, r *mutation.Row, b *
 func (p *Pebble) DropTable(ctx context.Context, id uuid.UUID) error {
 	start := appendTablePrefix(nil, id)
 	end := prefixEnd(start)
-	if err := p.db.DeleteRange(start, end, pebble.Sync); err != nil {
-		return err
+	del := func() error {
+		if err := p.db.DeleteRange(start, end, pebble.Sync); err != nil {
+			return err
+		}
+		ip := purgeIndexPrefix(id)
+		return p.db.DeleteRange(ip, prefixEnd(ip), pebble.Sync)
 	}
-	ip := purgeIndexPrefix(id)
-	if err := p.db.DeleteRange(ip, prefixEnd(ip), pebble.Sync); err != nil {
+	if p.pc != nil {
+		if err := p.pc.clear(del); err != nil {
+			return err
+		}
+	} else if err := del(); err != nil {
 		return err
 	}
 	// Compacting the range drops the shadowed data and the range deletion.

@@ -233,7 +233,15 @@ func (p *Pebble) purgePartition(d *purgeDecider, pp, indexKey []byte) (PurgeStat
 	}
 	// Not synced: losing the deletes in a crash only brings back data that
 	// is still shadowed by its (also restored) tombstones.
-	return st, b.Commit(pebble.NoSync)
+	if p.pc == nil {
+		return st, b.Commit(pebble.NoSync)
+	}
+	toks := [1]int64{decodeToken(pp[tokenOffset:])}
+	p.pc.begin(toks[:])
+	err = b.Commit(pebble.NoSync)
+	p.pc.drop(pp)
+	p.pc.end(toks[:])
+	return st, err
 }
 
 type purgeAction uint8

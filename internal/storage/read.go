@@ -88,6 +88,15 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 			upper = nil
 		}
 		r.iterOpts = pebble.IterOptions{LowerBound: pp, UpperBound: upper}
+		if p.pc != nil {
+			handled, err := p.readCached(r, cmd, pp)
+			if handled {
+				if err != nil || len(r.out) == 0 {
+					return nil, err
+				}
+				return r.out, nil
+			}
+		}
 		// A partition known to have no header and no static row
 		// (hdrcache.go) is positioned once, at its rows; with one slice
 		// the iterator is bounded to its rows (the step past the last row
@@ -168,6 +177,39 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		}
 	}
 	return r.out, it.Error()
+}
+
+// readCached answers a single-partition read of partition pp from the
+// partition cache (pcache.go), filling it on a miss; handled is false when
+// the partition is too large to cache (the caller reads Pebble).
+func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
+	e := p.pc.get(pp)
+	if e == nil {
+		t := p.pc.ticket(cmd.Token)
+		it, err := p.db.NewIter(&r.iterOpts)
+		if err != nil {
+			return true, err
+		}
+		e, err = p.pc.fill(it, pp)
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return true, err
+		}
+		if p.pc.afterFill != nil {
+			p.pc.afterFill()
+		}
+		p.pc.insert(e, cmd.Token, t)
+	}
+	if e.big {
+		return false, nil
+	}
+	ei := entryIter{e: e}
+	if !ei.SeekPrefixGE(pp) {
+		return true, nil
+	}
+	return true, r.readPartition(&ei, pp, r.copyBytes(cmd.Key), cmd.Token)
 }
 
 type keySegment struct{ lower, upper []byte } // upper nil: end of table
@@ -442,7 +484,7 @@ func (r *pebbleReader) reserve(n int) {
 // readPartition reads one partition whose keys start with pp and appends it
 // to r.out when it has live data. The iterator must be positioned at the
 // partition's first key.
-func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok int64) error {
+func (r *pebbleReader) readPartition(it kvIter, pp, key []byte, tok int64) error {
 	r.scan = partitionScan{}
 	if r.skipHeader {
 		// Known to have no header; the iterator is not positioned yet
@@ -492,7 +534,7 @@ func (r *pebbleReader) readPartition(it *pebble.Iterator, pp, key []byte, tok in
 	return nil
 }
 
-func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
+func (r *pebbleReader) readHeader(it kvIter, pp []byte) error {
 	r.pd = mutation.Live
 	r.rts = r.rts[:0]
 	lower := append(append(r.kbuf[:0], pp...), kindHeader)
@@ -532,7 +574,7 @@ func (r *pebbleReader) readHeader(it *pebble.Iterator, pp []byte) error {
 	return nil
 }
 
-func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row, error) {
+func (r *pebbleReader) readStatic(it kvIter, pp []byte) (*mutation.Row, error) {
 	lower := append(append(r.kbuf[:0], pp...), kindStatic)
 	r.kbuf = lower
 	r.acc.reset()
@@ -561,7 +603,7 @@ func (r *pebbleReader) readStatic(it *pebble.Iterator, pp []byte) (*mutation.Row
 
 // readRows reads the selected rows, slice by slice, until the budget is
 // spent.
-func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
+func (r *pebbleReader) readRows(it kvIter, pp []byte) error {
 	// One buffer holds rowPrefix, rowEnd, lower and upper.
 	buf := r.rbuf[:0]
 	buf = append(append(buf, pp...), kindRow)
@@ -638,7 +680,7 @@ func (r *pebbleReader) readRows(it *pebble.Iterator, pp []byte) error {
 // or exhausted, to the first key >= lower; false when there is none.
 // (Stepping with Next a few keys before seeking was measured: no better,
 // each key visited runs Pebble's merge path.)
-func seekForward(it *pebble.Iterator, lower []byte) bool {
+func seekForward(it kvIter, lower []byte) bool {
 	if !it.Valid() {
 		// Exhausted: the bounds are the partition's, nothing follows. (An
 		// error is reported by the caller's it.Error.)
@@ -649,7 +691,7 @@ func seekForward(it *pebble.Iterator, lower []byte) bool {
 	return it.SeekPrefixGE(lower)
 }
 
-func (r *pebbleReader) step(it *pebble.Iterator) bool {
+func (r *pebbleReader) step(it kvIter) bool {
 	if r.cmd.Reversed {
 		return it.Prev()
 	}
@@ -684,7 +726,7 @@ func (r *pebbleReader) startRow(rest []byte) ([]byte, error) {
 }
 
 // addEntry adds the entry at the iterator (slot bytes given) to the row.
-func (r *pebbleReader) addEntry(it *pebble.Iterator, slot []byte) error {
+func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 	if len(slot) == 0 {
 		return fmt.Errorf("%w: missing slot", errCorrupt)
 	}

@@ -1,0 +1,458 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// The partition cache keeps recently read small partitions in memory, as
+// the sorted (key, merged value) entries a Pebble iterator yields for them,
+// so that a point read of a cached partition walks memory instead of
+// Pebble's levels, block cache and merge operator (a point read through
+// Pebble is two thirds of cqld's CPU under YCSB C; docs/benchmarks.md).
+// This is the place ScyllaDB's row cache has; Cassandra's row cache is off
+// by default and invalidates on write, this one is write-through.
+//
+// What a read sees is unchanged: the reader runs over the cached entries
+// exactly as over the iterator (kvIter), so expiry, deletions, slices,
+// limits, statistics and guardrails are the same code.
+//
+// Coherence.
+//
+//   - Writes. Apply folds the operands of its batch into the cached
+//     partitions they touch after the commit, under the cache shard's lock,
+//     with the merge operator's rule (newerWins). The rule picks the
+//     operand with the highest timestamp whatever the order, so folding in
+//     an order other than the commit order gives Pebble's result; when two
+//     different operands tie on the timestamp (the rule would decode them),
+//     the partition is dropped from the cache instead. A failed commit
+//     drops the partitions it touched.
+//   - Fills. A reader that misses reads the partition with a fresh
+//     iterator and inserts it only if no write to the partition can be
+//     missing from what it read, by epochs as in hdrcache.go: Apply
+//     increments the epoch of each partition's stripe before its commit and
+//     again after folding (odd while in flight). The reader reads the epoch
+//     before creating its iterator (even, or no fill), and inserts under the
+//     shard lock only if the epoch is unchanged. If a write W committed
+//     before the reader's iterator was created, W's first increment came
+//     before the reader's epoch read (then the epoch was odd, or W had
+//     folded and finished: W is in the snapshot) or after it (then the epoch
+//     changed: no insert). If W's first increment comes after the insert,
+//     W commits after the iterator was created and folds into the inserted
+//     entry.
+//   - Purge deletes keys of a partition: it drops the partition, with the
+//     same epochs around its commit. DropTable (TRUNCATE, DROP) clears the
+//     cache, with a global generation that plays the epoch's role for every
+//     partition.
+//
+// Only partitions up to pcMaxPartition bytes are kept (maxPart); a larger one is
+// remembered as such (a small entry) so that its reads go to Pebble
+// directly. Memory is bounded by an LRU per shard.
+
+const (
+	pcShards       = 32
+	pcEpochStripes = 1 << 14
+	// pcMaxPartition is the largest partition kept (keys and values).
+	pcMaxPartition = 16 << 10
+	// pcEntryOverhead is what an entry costs beyond its bytes (struct,
+	// map slot, offsets).
+	pcEntryOverhead = 128
+)
+
+type partitionCache struct {
+	seed maphash.Seed
+	// maxPart is the largest partition kept: pcMaxPartition, less in a
+	// cache too small to hold a few of those per shard.
+	maxPart int
+	epochs  [pcEpochStripes]atomic.Uint64
+	// gen is the generation of the whole cache (odd while DropTable runs).
+	gen    atomic.Uint64
+	shards [pcShards]pcShard
+	// afterFill, in tests, runs between a fill's read and its insert.
+	afterFill func()
+}
+
+type pcShard struct {
+	mu       sync.Mutex
+	m        map[string]*pcEntry
+	lru      pcEntry // sentinel: lru.next is the most recently used
+	size     int64
+	capacity int64
+	_        [40]byte // keep shards on their own cache lines
+}
+
+// pcEntry is one cached partition. Its contents (pp, data, ends, big) never
+// change once it is in the cache (a write replaces the entry), so readers
+// use it without the lock; prev and next belong to the shard's lock.
+type pcEntry struct {
+	pp   string
+	data []byte   // keys and values, back to back
+	ends []uint32 // ends[2i]: end of key i; ends[2i+1]: end of value i
+	// big marks a partition too large to keep: reads go to Pebble.
+	big        bool
+	prev, next *pcEntry
+}
+
+func newPartitionCache(capacity int64) *partitionCache {
+	c := &partitionCache{seed: maphash.MakeSeed(), maxPart: int(min(pcMaxPartition, capacity/pcShards/4))}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.m = make(map[string]*pcEntry)
+		s.lru.next, s.lru.prev = &s.lru, &s.lru
+		s.capacity = capacity / pcShards
+	}
+	return c
+}
+
+func (e *pcEntry) len() int { return len(e.ends) / 2 }
+
+func (e *pcEntry) key(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = e.ends[2*i-1]
+	}
+	return e.data[start:e.ends[2*i]:e.ends[2*i]]
+}
+
+func (e *pcEntry) value(i int) []byte {
+	return e.data[e.ends[2*i]:e.ends[2*i+1]:e.ends[2*i+1]]
+}
+
+func (e *pcEntry) cost() int64 { return int64(len(e.pp)+cap(e.data)+4*cap(e.ends)) + pcEntryOverhead }
+
+// add appends an entry (keys in increasing order).
+func (e *pcEntry) add(k, v []byte) {
+	e.data = append(e.data, k...)
+	e.ends = append(e.ends, uint32(len(e.data)))
+	e.data = append(e.data, v...)
+	e.ends = append(e.ends, uint32(len(e.data)))
+}
+
+func (c *partitionCache) shard(pp []byte) *pcShard {
+	return &c.shards[maphash.Bytes(c.seed, pp)%pcShards]
+}
+
+func pcStripe(tok int64) int { return int(uint64(tok) % pcEpochStripes) }
+
+// fillTicket is what a reader that missed needs to insert what it reads.
+type fillTicket struct {
+	epoch, gen uint64
+	ok         bool
+}
+
+// ticket is taken before the reader's iterator is created.
+func (c *partitionCache) ticket(tok int64) fillTicket {
+	g := c.gen.Load()
+	e := c.epochs[pcStripe(tok)].Load()
+	return fillTicket{epoch: e, gen: g, ok: e%2 == 0 && g%2 == 0}
+}
+
+// get returns the cached partition pp, or nil.
+func (c *partitionCache) get(pp []byte) *pcEntry {
+	s := c.shard(pp)
+	s.mu.Lock()
+	e := s.m[string(pp)]
+	if e != nil && s.lru.next != e {
+		e.unlink()
+		s.pushFront(e)
+	}
+	s.mu.Unlock()
+	return e
+}
+
+// insert adds e for the partition of token tok when the ticket is still
+// good.
+func (c *partitionCache) insert(e *pcEntry, tok int64, t fillTicket) {
+	if !t.ok {
+		return
+	}
+	s := c.shard([]byte(e.pp))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.epochs[pcStripe(tok)].Load() != t.epoch || c.gen.Load() != t.gen {
+		return
+	}
+	if old := s.m[e.pp]; old != nil {
+		s.remove(old)
+	}
+	s.m[e.pp] = e
+	s.pushFront(e)
+	s.size += e.cost()
+	s.evict()
+}
+
+func (e *pcEntry) unlink() {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+}
+
+func (s *pcShard) pushFront(e *pcEntry) {
+	e.prev, e.next = &s.lru, s.lru.next
+	s.lru.next.prev = e
+	s.lru.next = e
+}
+
+func (s *pcShard) remove(e *pcEntry) {
+	e.unlink()
+	delete(s.m, e.pp)
+	s.size -= e.cost()
+}
+
+func (s *pcShard) evict() {
+	for s.size > s.capacity && s.lru.prev != &s.lru {
+		s.remove(s.lru.prev)
+	}
+}
+
+// replace puts n in old's place (n nil: drops old).
+func (s *pcShard) replace(old, n *pcEntry) {
+	s.remove(old)
+	if n == nil {
+		return
+	}
+	s.m[n.pp] = n
+	s.pushFront(n)
+	s.size += n.cost()
+	s.evict()
+}
+
+// begin is called before a commit that writes the partitions of toks.
+func (c *partitionCache) begin(toks []int64) {
+	for _, t := range toks {
+		c.epochs[pcStripe(t)].Add(1)
+	}
+}
+
+// end is called after the commit (and the fold): toks as given to begin.
+func (c *partitionCache) end(toks []int64) { c.begin(toks) }
+
+// fold applies the data operands of a committed batch to the cached
+// partitions they touch; with committed false (the commit failed) it drops
+// those partitions instead.
+func (c *partitionCache) fold(b *pebble.Batch, committed bool) {
+	r := b.Reader()
+	var ops []pcOp
+	var pp []byte // the partition of ops
+	for {
+		kind, k, v, ok, err := r.Next()
+		if err != nil || !ok {
+			break
+		}
+		n := partitionPrefixLen(k)
+		if len(k) == 0 || k[0] != prefixData || n >= len(k) {
+			continue // the purge index
+		}
+		if len(ops) > 0 && !bytes.Equal(pp, k[:n]) {
+			c.foldPartition(pp, ops, committed)
+			ops = ops[:0]
+		}
+		pp = k[:n]
+		ops = append(ops, pcOp{k: k, v: v, merge: kind == pebble.InternalKeyKindMerge})
+	}
+	if len(ops) > 0 {
+		c.foldPartition(pp, ops, committed)
+	}
+}
+
+type pcOp struct {
+	k, v  []byte
+	merge bool
+}
+
+// foldPartition folds the operands of partition pp.
+func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
+	s := c.shard(pp)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.m[string(pp)]
+	if old == nil {
+		return
+	}
+	if !committed || old.big {
+		s.replace(old, nil)
+		return
+	}
+	n, ok := foldEntry(old, ops)
+	if !ok || len(n.data) > c.maxPart {
+		n = nil
+	}
+	s.replace(old, n)
+}
+
+// foldEntry returns old with ops merged in; ok is false when the result
+// cannot be told without the commit order (a tie).
+func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
+	for _, op := range ops {
+		if !op.merge {
+			return nil, false
+		}
+	}
+	if len(ops) > 1 {
+		slices.SortStableFunc(ops, func(a, b pcOp) int { return bytes.Compare(a.k, b.k) })
+	}
+	n := &pcEntry{
+		pp:   old.pp,
+		data: make([]byte, 0, len(old.data)+opsBytes(ops)),
+		ends: make([]uint32, 0, len(old.ends)+2*len(ops)),
+	}
+	i, j := 0, 0
+	for i < old.len() || j < len(ops) {
+		switch {
+		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), ops[j].k) < 0):
+			n.add(old.key(i), old.value(i))
+			i++
+			continue
+		}
+		// The winner among the old value (if the key is there) and every
+		// operand of the key.
+		k := ops[j].k
+		var cur []byte
+		if i < old.len() && bytes.Equal(old.key(i), k) {
+			cur = old.value(i)
+			i++
+		}
+		for ; j < len(ops) && bytes.Equal(ops[j].k, k); j++ {
+			v := ops[j].v
+			switch {
+			case cur == nil:
+				cur = v
+			case bytes.Equal(cur, v):
+			case !decidedByTimestamp(cur, v):
+				return nil, false
+			case newerWins(cur, v):
+				cur = v
+			}
+		}
+		n.add(k, cur)
+	}
+	return n, true
+}
+
+func opsBytes(ops []pcOp) int {
+	n := 0
+	for _, op := range ops {
+		n += len(op.k) + len(op.v)
+	}
+	return n
+}
+
+// decidedByTimestamp reports whether newerWins decides between a and b by
+// their timestamps alone (then the order it sees them in does not matter).
+func decidedByTimestamp(a, b []byte) bool {
+	return len(a) >= 9 && len(b) >= 9 && a[0]&valKindMask == b[0]&valKindMask &&
+		binary.BigEndian.Uint64(a[1:]) != binary.BigEndian.Uint64(b[1:])
+}
+
+// drop removes partition pp (Purge, under the partition's lock, between
+// begin and end).
+func (c *partitionCache) drop(pp []byte) {
+	s := c.shard(pp)
+	s.mu.Lock()
+	if e := s.m[string(pp)]; e != nil {
+		s.remove(e)
+	}
+	s.mu.Unlock()
+}
+
+// clear empties the cache around fn (DropTable): no fill started before
+// clear returns is inserted.
+func (c *partitionCache) clear(fn func() error) error {
+	c.gen.Add(1)
+	defer c.gen.Add(1)
+	err := fn()
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		clear(s.m)
+		s.lru.next, s.lru.prev = &s.lru, &s.lru
+		s.size = 0
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// kvIter is what the reader needs of an iterator: a Pebble iterator, or a
+// cached partition's entries (entryIter).
+type kvIter interface {
+	SeekGE(key []byte) bool
+	SeekPrefixGE(key []byte) bool
+	SeekLT(key []byte) bool
+	Next() bool
+	Prev() bool
+	Valid() bool
+	Key() []byte
+	ValueAndErr() ([]byte, error)
+	Error() error
+}
+
+var _ kvIter = (*pebble.Iterator)(nil)
+
+// entryIter iterates a cached partition (one partition: a prefix seek is a
+// seek).
+type entryIter struct {
+	e   *pcEntry
+	pos int
+}
+
+var _ kvIter = (*entryIter)(nil)
+
+func (it *entryIter) search(key []byte) int {
+	return sort.Search(it.e.len(), func(i int) bool { return bytes.Compare(it.e.key(i), key) >= 0 })
+}
+
+func (it *entryIter) SeekGE(key []byte) bool       { it.pos = it.search(key); return it.Valid() }
+func (it *entryIter) SeekPrefixGE(key []byte) bool { return it.SeekGE(key) }
+func (it *entryIter) SeekLT(key []byte) bool       { it.pos = it.search(key) - 1; return it.Valid() }
+
+func (it *entryIter) Next() bool {
+	if it.pos < it.e.len() {
+		it.pos++
+	}
+	return it.Valid()
+}
+
+func (it *entryIter) Prev() bool {
+	if it.pos >= 0 {
+		it.pos--
+	}
+	return it.Valid()
+}
+
+func (it *entryIter) Valid() bool                  { return it.pos >= 0 && it.pos < it.e.len() }
+func (it *entryIter) Key() []byte                  { return it.e.key(it.pos) }
+func (it *entryIter) ValueAndErr() ([]byte, error) { return it.e.value(it.pos), nil }
+func (it *entryIter) Error() error                 { return nil }
+
+// fill reads the partition pp from it (bounded to the partition) into a
+// new entry; a partition over maxPart bytes gives a big entry.
+func (c *partitionCache) fill(it *pebble.Iterator, pp []byte) (*pcEntry, error) {
+	e := &pcEntry{pp: string(pp)}
+	for valid := it.SeekPrefixGE(pp); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, err
+		}
+		e.add(it.Key(), v)
+		if len(e.data) > c.maxPart {
+			return &pcEntry{pp: e.pp, big: true}, it.Error()
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	// Entries stay for long: no spare room.
+	if cap(e.data) > len(e.data)+len(e.data)/8 {
+		e.data = slices.Clone(e.data)
+	}
+	if cap(e.ends) > len(e.ends)+len(e.ends)/8 {
+		e.ends = slices.Clone(e.ends)
+	}
+	return e, nil
+}

@@ -1,0 +1,248 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+)
+
+// vOf returns the value of v in the single row of a point read, or -1.
+func vOf(ps []mutation.Partition) int32 {
+	if len(ps) != 1 || len(ps[0].Rows) != 1 {
+		return -1
+	}
+	for _, c := range ps[0].Rows[0].Cells {
+		if c.Column == colV && !c.Tombstone {
+			return int32(binary.BigEndian.Uint32(c.Value))
+		}
+	}
+	return -1
+}
+
+// TestPartitionCacheWriteThrough follows one cached partition through
+// writes: folded in when the timestamps decide, dropped on a tie, right
+// either way.
+func TestPartitionCacheWriteThrough(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1))
+	write := func(ts int64, v int32) {
+		u := update(tbl, 1)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, v))}
+		mustApply(t, p, tbl, u)
+	}
+	read := func() int32 { return vOf(mustRead(t, p, tbl, pointRead(tbl, 1))) }
+
+	if got := read(); got != -1 || p.pc.get(pp) == nil {
+		t.Fatalf("absent partition: v=%d, cached %v", got, p.pc.get(pp) != nil)
+	}
+	write(10, 1) // folded into the cached empty partition
+	e := p.pc.get(pp)
+	if e == nil || e.len() != 2 {
+		t.Fatalf("after the first write: %+v", e)
+	}
+	if got := read(); got != 1 {
+		t.Fatalf("v = %d, want 1", got)
+	}
+	write(20, 2)
+	if e2 := p.pc.get(pp); e2 == nil || e2 == e {
+		t.Fatal("newer write not folded in")
+	}
+	if got := read(); got != 2 {
+		t.Fatalf("v = %d, want 2", got)
+	}
+	write(5, 9) // older: loses
+	if got := read(); got != 2 || p.pc.get(pp) == nil {
+		t.Fatalf("v = %d after an older write, want 2", got)
+	}
+	write(20, 3) // same timestamp, other value: decided by decoding
+	if p.pc.get(pp) != nil {
+		t.Fatal("a tie was folded in")
+	}
+	if got := read(); got != 3 { // the greater value wins a tie
+		t.Fatalf("v = %d after a tie, want 3", got)
+	}
+	u := update(tbl, 1)
+	u.Deletion = del(30)
+	mustApply(t, p, tbl, u)
+	if ps := mustRead(t, p, tbl, pointRead(tbl, 1)); len(ps) != 0 || p.pc.get(pp) == nil {
+		t.Fatalf("after the partition deletion: %+v", ps)
+	}
+}
+
+// TestPartitionCacheLarge checks that a partition too large to keep is
+// read from Pebble, and that a partition that grows too large leaves.
+func TestPartitionCacheLarge(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(2), i32(2))
+	u := update(tbl, 2)
+	u.Rows = []mutation.Row{row(ck(0, "x"), marker(1), live(colV, 1, 0))}
+	mustApply(t, p, tbl, u)
+	mustRead(t, p, tbl, pointRead(tbl, 2))
+	if e := p.pc.get(pp); e == nil || e.big {
+		t.Fatal("small partition not cached")
+	}
+	const rows = 2000
+	u = update(tbl, 2)
+	for i := range rows {
+		u.Rows = append(u.Rows, row(ck(int32(i), "y"), marker(2), live(colV, 2, int32(i))))
+	}
+	mustApply(t, p, tbl, u)
+	if e := p.pc.get(pp); e != nil {
+		t.Fatal("partition grown over the limit still cached")
+	}
+	for range 2 { // the first read finds it large, the second knows
+		ps := mustRead(t, p, tbl, pointRead(tbl, 2))
+		if len(ps) != 1 || len(ps[0].Rows) != rows+1 {
+			t.Fatalf("read %d partitions", len(ps))
+		}
+		if e := p.pc.get(pp); e == nil || !e.big {
+			t.Fatalf("large partition entry %+v", e)
+		}
+	}
+}
+
+// TestPartitionCacheDropTable checks that TRUNCATE/DROP empty the cache.
+func TestPartitionCacheDropTable(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	u := update(tbl, 3)
+	u.Rows = []mutation.Row{row(ck(0, "x"), marker(1), live(colV, 1, 7))}
+	mustApply(t, p, tbl, u)
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 3))); got != 7 {
+		t.Fatalf("v = %d", got)
+	}
+	if err := p.DropTable(context.Background(), tbl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ps := mustRead(t, p, tbl, pointRead(tbl, 3)); len(ps) != 0 {
+		t.Fatalf("read after DropTable: %+v", ps)
+	}
+}
+
+// TestPartitionCacheConcurrent writes and reads a few partitions from many
+// goroutines: every writer reads its own write back (or a newer one), and
+// at the end the cache agrees with Pebble.
+func TestPartitionCacheConcurrent(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{SyncMode: SyncPeriodic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const writers, readers, parts, writes = 4, 4, 3, 300
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+readers)
+	stop := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range writes {
+				pk := int32(i % parts)
+				ts := int64(i*writers + w + 1) // unique, increasing per writer
+				u := update(tbl, pk)
+				u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, int32(ts)))}
+				if i%50 == 49 {
+					u.Static = &mutation.Row{Marker: mutation.NoLiveness, Deletion: mutation.Live, Cells: []mutation.Cell{live(colS, ts, int32(ts))}}
+				}
+				if err := p.Apply(context.Background(), tbl, u); err != nil {
+					errs <- err
+					return
+				}
+				ps, err := p.Read(context.Background(), tbl, pointRead(tbl, pk))
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := vOf(ps); int64(got) < ts {
+					errs <- fmt.Errorf("writer %d wrote %d to partition %d and read %d", w, ts, pk, got)
+					return
+				}
+			}
+		}()
+	}
+	var rwg sync.WaitGroup
+	for r := range readers {
+		rwg.Add(1)
+		go func() {
+			defer rwg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := p.Read(context.Background(), tbl, pointRead(tbl, int32((i+r)%parts))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	rwg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for pk := range int32(parts) {
+		cached := mustRead(t, p, tbl, pointRead(tbl, pk))
+		pc := p.pc
+		p.pc = nil
+		direct := mustRead(t, p, tbl, pointRead(tbl, pk))
+		p.pc = pc
+		if !reflect.DeepEqual(cached, direct) {
+			t.Fatalf("partition %d: cached %+v, Pebble %+v", pk, cached, direct)
+		}
+		if got, want := vOf(direct), int32((writes-parts+int(pk))*writers+writers); got != want {
+			t.Fatalf("partition %d: v = %d, want %d", pk, got, want)
+		}
+	}
+}
+
+// TestPartitionCacheFillRace commits a write between a fill's read and its
+// insert: the fill, which did not see the write, must not be kept.
+func TestPartitionCacheFillRace(t *testing.T) {
+	tbl := testTable()
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	write := func(ts int64, v int32) {
+		u := update(tbl, 1)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, v))}
+		mustApply(t, p, tbl, u)
+	}
+	write(10, 1)
+	p.pc.afterFill = func() {
+		p.pc.afterFill = nil
+		write(20, 2)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 1 {
+		t.Fatalf("v = %d, want 1 (the snapshot before the write)", got)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 {
+		t.Fatalf("v = %d after the write, want 2", got)
+	}
+}
