@@ -23,6 +23,12 @@ type Info struct {
 	BlockCacheCapacity    int64   `json:"block_cache_capacity"`
 	BlockCacheHits        int64   `json:"block_cache_hits"`
 	BlockCacheMisses      int64   `json:"block_cache_misses"`
+	// The partition cache, shown as Cassandra's row cache.
+	RowCacheEntries  int64 `json:"row_cache_entries"`
+	RowCacheBytes    int64 `json:"row_cache_bytes"`
+	RowCacheCapacity int64 `json:"row_cache_capacity"`
+	RowCacheHits     int64 `json:"row_cache_hits"`
+	RowCacheMisses   int64 `json:"row_cache_misses"`
 }
 
 // TableStats is one table of GET /nodetool/v1/tablestats.

@@ -291,11 +291,17 @@ func info(ctx context.Context, c *Client, args []string, out io.Writer) error {
 	line("Data Center", i.DataCenter)
 	line("Rack", i.Rack)
 	line("Exceptions", "0")
-	requests := i.BlockCacheHits + i.BlockCacheMisses
-	rate := math.NaN()
-	if requests > 0 {
-		rate = float64(i.BlockCacheHits) / float64(requests)
+	hitRate := func(hits, requests int64) float64 {
+		if requests == 0 {
+			return math.NaN()
+		}
+		return float64(hits) / float64(requests)
 	}
+	rows := i.RowCacheHits + i.RowCacheMisses
+	line("Row Cache", fmt.Sprintf("entries %d, size %s, capacity %s, %d hits, %d requests, %.3f recent hit rate, 0 save period in seconds",
+		i.RowCacheEntries, humanBytes(float64(i.RowCacheBytes)), humanBytes(float64(i.RowCacheCapacity)), i.RowCacheHits, rows, hitRate(i.RowCacheHits, rows)))
+	requests := i.BlockCacheHits + i.BlockCacheMisses
+	rate := hitRate(i.BlockCacheHits, requests)
 	line("Chunk Cache", fmt.Sprintf("entries -, size %s, capacity -, %d misses, %d requests, %.3f recent hit rate, NaN microseconds miss latency",
 		humanBytes(float64(i.BlockCacheBytes)), i.BlockCacheMisses, requests, rate))
 	line("Percent Repaired", "100.0%")

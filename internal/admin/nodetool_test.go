@@ -93,7 +93,8 @@ func TestNodetool(t *testing.T) {
 
 	out, _ = run(t, opts, false, "info")
 	wantLines(t, out, `^ID +: [0-9a-f-]{36}$`, `^Native Transport active: true$`, `^Load +: `,
-		`^Uptime \(seconds\) +: \d+$`, `^Data Center +: datacenter1$`, `^Token +: \(invoke with -T/--tokens to see all 16 tokens\)$`)
+		`^Uptime \(seconds\) +: \d+$`, `^Data Center +: datacenter1$`, `^Token +: \(invoke with -T/--tokens to see all 16 tokens\)$`,
+		`^Row Cache +: entries \d+, size [0-9.]+ (bytes|KiB|MiB), capacity [0-9.]+ MiB, \d+ hits, \d+ requests, ([0-9.]+|NaN) recent hit rate, 0 save period in seconds$`)
 
 	run(t, opts, false, "flush")
 	run(t, opts, false, "flush", "ks", "t", "u")

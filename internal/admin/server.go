@@ -130,6 +130,9 @@ func (s *server) info(r *http.Request) (any, error) {
 		BlockCacheHits:        m.BlockCache.Hits,
 		BlockCacheMisses:      m.BlockCache.Misses,
 	}
+	pc := e.PartitionCacheStats()
+	info.RowCacheEntries, info.RowCacheBytes, info.RowCacheCapacity = pc.Entries, pc.Bytes, pc.Capacity
+	info.RowCacheHits, info.RowCacheMisses = pc.Hits, pc.Misses
 	sort.Slice(info.Tokens, func(i, j int) bool { return info.Tokens[i] < info.Tokens[j] })
 	return info, nil
 }

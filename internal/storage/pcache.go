@@ -75,6 +75,8 @@ type partitionCache struct {
 	// gen is the generation of the whole cache (odd while DropTable runs).
 	gen    atomic.Uint64
 	shards [pcShards]pcShard
+	// hits and misses count single-partition reads (PartitionCacheStats).
+	hits, misses atomic.Int64
 	// afterFill, in tests, runs between a fill's read and its insert.
 	afterFill func()
 }
@@ -376,6 +378,35 @@ func (c *partitionCache) clear(fn func() error) error {
 		s.mu.Unlock()
 	}
 	return err
+}
+
+// PartitionCacheStats describes the partition cache (nodetool info shows
+// it as Cassandra's "Row Cache" line).
+type PartitionCacheStats struct {
+	Entries, Bytes, Capacity int64
+	// Hits and Misses count single-partition reads answered from the
+	// cache and not (a partition too large to keep is a miss).
+	Hits, Misses int64
+}
+
+// PartitionCacheStats returns the partition cache's figures (all zero when
+// it is disabled).
+func (p *Pebble) PartitionCacheStats() PartitionCacheStats {
+	var st PartitionCacheStats
+	c := p.pc
+	if c == nil {
+		return st
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		st.Entries += int64(len(s.m))
+		st.Bytes += s.size
+		st.Capacity += s.capacity
+		s.mu.Unlock()
+	}
+	st.Hits, st.Misses = c.hits.Load(), c.misses.Load()
+	return st
 }
 
 // kvIter is what the reader needs of an iterator: a Pebble iterator, or a

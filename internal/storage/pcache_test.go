@@ -77,6 +77,10 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 	if ps := mustRead(t, p, tbl, pointRead(tbl, 1)); len(ps) != 0 || p.pc.get(pp) == nil {
 		t.Fatalf("after the partition deletion: %+v", ps)
 	}
+	// Misses: the first read and the read after the tie; the rest hit.
+	if st := p.PartitionCacheStats(); st.Entries != 1 || st.Misses != 2 || st.Hits != 4 || st.Bytes <= 0 || st.Capacity != 32<<20 {
+		t.Fatalf("stats %+v", st)
+	}
 }
 
 // TestPartitionCacheLarge checks that a partition too large to keep is

@@ -184,7 +184,8 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 // the partition is too large to cache (the caller reads Pebble).
 func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
 	e := p.pc.get(pp)
-	if e == nil {
+	hit := e != nil
+	if !hit {
 		t := p.pc.ticket(cmd.Token)
 		it, err := p.db.NewIter(&r.iterOpts)
 		if err != nil {
@@ -203,7 +204,13 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 		p.pc.insert(e, cmd.Token, t)
 	}
 	if e.big {
+		p.pc.misses.Add(1)
 		return false, nil
+	}
+	if hit {
+		p.pc.hits.Add(1)
+	} else {
+		p.pc.misses.Add(1)
 	}
 	ei := entryIter{e: e}
 	if !ei.SeekPrefixGE(pp) {
