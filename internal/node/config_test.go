@@ -118,9 +118,9 @@ func TestPartitionCacheSize(t *testing.T) {
 			t.Errorf("%s: got %d, %v; want %d", in, cfg.PartitionCacheSize, err, want)
 		}
 	}
-	// min(256MiB, heap/8), at least 16MiB, for the heap of defaultFileCacheSize.
-	for mem, want := range map[int64]int64{0: 16 << 20, 512 << 20: 32 << 20, 2 << 30: 128 << 20,
-		8 << 30: 256 << 20, 24 << 30: 256 << 20} {
+	// min(128MiB, heap/16), at least 16MiB, for the heap of defaultFileCacheSize.
+	for mem, want := range map[int64]int64{0: 16 << 20, 512 << 20: 16 << 20, 2 << 30: 64 << 20,
+		8 << 30: 128 << 20, 24 << 30: 128 << 20} {
 		if got := defaultPartitionCacheSize(mem); got != want {
 			t.Errorf("defaultPartitionCacheSize(%d MiB) = %d MiB, want %d MiB", mem>>20, got>>20, want>>20)
 		}

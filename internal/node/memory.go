@@ -22,15 +22,18 @@ func defaultFileCacheSize(mem int64) int64 {
 
 // defaultPartitionCacheSize is the default partition_cache_size (cqld's
 // own: the storage engine's cache of small partitions, storage/pcache.go):
-// min(256MiB, heap/8) for the heap Cassandra would pick (as
-// defaultFileCacheSize), at least 16MiB.
+// min(128MiB, heap/16) for the heap Cassandra would pick (as
+// defaultFileCacheSize), at least 16MiB. (YCSB's 100,000 records of 1 KB
+// take 180 MB in it; 128 MiB keeps the ~97% of a zipfian workload's reads
+// that go to its 70,000 hottest, and the Go heap that holds it doubles
+// before a collection: docs/benchmarks.md.)
 func defaultPartitionCacheSize(mem int64) int64 {
 	const floor = 16 << 20
 	if mem <= 0 {
 		return floor
 	}
 	heap := max(min(mem/2, 1<<30), min(mem/4, 8<<30))
-	return max(min(256<<20, heap/8), floor)
+	return max(min(128<<20, heap/16), floor)
 }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal of
