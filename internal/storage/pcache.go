@@ -30,35 +30,31 @@ import (
 //     partitions they touch after the commit, under the cache shard's lock,
 //     with the merge operator's rule (newerWins). The rule picks the
 //     operand with the highest timestamp whatever the order, so folding in
-//     an order other than the commit order gives Pebble's result; when two
-//     different operands tie on the timestamp (the rule would decode them),
-//     the partition is dropped from the cache instead. A failed commit
-//     drops the partitions it touched.
-//   - Fills. A reader that misses reads the partition with a fresh
-//     iterator and inserts it only if no write to the partition can be
-//     missing from what it read, by epochs as in hdrcache.go: Apply
-//     increments the epoch of each partition's stripe before its commit and
-//     again after folding (odd while in flight). The reader reads the epoch
-//     before creating its iterator (even, or no fill), and inserts under the
-//     shard lock only if the epoch is unchanged. If a write W committed
-//     before the reader's iterator was created, W's first increment came
-//     before the reader's epoch read (then the epoch was odd, or W had
-//     folded and finished: W is in the snapshot) or after it (then the epoch
-//     changed: no insert). If W's first increment comes after the insert,
-//     W commits after the iterator was created and folds into the inserted
-//     entry.
-//   - Purge deletes keys of a partition: it drops the partition, with the
-//     same epochs around its commit. DropTable (TRUNCATE, DROP) clears the
-//     cache, with a global generation that plays the epoch's role for every
-//     partition.
+//     an order other than the commit order gives Pebble's result, and
+//     folding an operand twice changes nothing; when two different operands
+//     tie on the timestamp (the rule would decode them), the partition is
+//     dropped from the cache instead. A failed commit drops the partitions
+//     it touched.
+//   - Fills. A reader that misses first puts a placeholder for the
+//     partition in the cache, then creates its iterator and reads the
+//     partition. Writers fold into a placeholder by appending their
+//     operands to it; the reader folds them into what it read before
+//     publishing it. A write committed before the placeholder existed is
+//     in the reader's snapshot (the iterator was created after); a write
+//     committed after it folds after its commit, so into the placeholder
+//     (folded twice if also in the snapshot: harmless). A placeholder that
+//     is no longer in the cache when the reader finishes (dropped by a
+//     purge, a tie, a failed commit or DropTable) is not published.
+//   - Purge deletes keys of a partition: it drops the partition (or its
+//     placeholder) after its commit. DropTable (TRUNCATE, DROP) clears the
+//     cache after deleting the table's range.
 //
 // Only partitions up to pcMaxPartition bytes are kept (maxPart); a larger one is
 // remembered as such (a small entry) so that its reads go to Pebble
 // directly. Memory is bounded by an LRU per shard.
 
 const (
-	pcShards       = 32
-	pcEpochStripes = 1 << 14
+	pcShards = 32
 	// pcMaxPartition is the largest partition kept (keys and values).
 	pcMaxPartition = 16 << 10
 	// pcEntryOverhead is what an entry costs beyond its bytes (struct,
@@ -71,10 +67,7 @@ type partitionCache struct {
 	// maxPart is the largest partition kept: pcMaxPartition, less in a
 	// cache too small to hold a few of those per shard.
 	maxPart int
-	epochs  [pcEpochStripes]atomic.Uint64
-	// gen is the generation of the whole cache (odd while DropTable runs).
-	gen    atomic.Uint64
-	shards [pcShards]pcShard
+	shards  [pcShards]pcShard
 	// hits and misses count single-partition reads (PartitionCacheStats).
 	hits, misses atomic.Int64
 	// afterFill, in tests, runs between a fill's read and its insert.
@@ -90,15 +83,21 @@ type pcShard struct {
 	_        [40]byte // keep shards on their own cache lines
 }
 
-// pcEntry is one cached partition. Its contents (pp, data, ends, big) never
+// pcEntry is one cached partition, or the placeholder of a fill in
+// progress. A cached partition's contents (pp, data, ends, big) never
 // change once it is in the cache (a write replaces the entry), so readers
-// use it without the lock; prev and next belong to the shard's lock.
+// use it without the lock; prev and next belong to the shard's lock, and so
+// does a placeholder's ops.
 type pcEntry struct {
 	pp   string
 	data []byte   // keys and values, back to back
 	ends []uint32 // ends[2i]: end of key i; ends[2i+1]: end of value i
 	// big marks a partition too large to keep: reads go to Pebble.
-	big        bool
+	big bool
+	// pending marks a placeholder; ops are the operands folded into it
+	// (copied).
+	pending    bool
+	ops        []pcOp
 	prev, next *pcEntry
 }
 
@@ -141,53 +140,65 @@ func (c *partitionCache) shard(pp []byte) *pcShard {
 	return &c.shards[maphash.Bytes(c.seed, pp)%pcShards]
 }
 
-func pcStripe(tok int64) int { return int(uint64(tok) % pcEpochStripes) }
-
-// fillTicket is what a reader that missed needs to insert what it reads.
-type fillTicket struct {
-	epoch, gen uint64
-	ok         bool
-}
-
-// ticket is taken before the reader's iterator is created.
-func (c *partitionCache) ticket(tok int64) fillTicket {
-	g := c.gen.Load()
-	e := c.epochs[pcStripe(tok)].Load()
-	return fillTicket{epoch: e, gen: g, ok: e%2 == 0 && g%2 == 0}
-}
-
-// get returns the cached partition pp, or nil.
-func (c *partitionCache) get(pp []byte) *pcEntry {
+// lookup returns the cached partition pp; or, when it is not cached, a
+// placeholder the caller must fill (complete) or abandon; or neither when
+// another reader is filling it.
+func (c *partitionCache) lookup(pp []byte) (e, placeholder *pcEntry) {
 	s := c.shard(pp)
 	s.mu.Lock()
-	e := s.m[string(pp)]
-	if e != nil && s.lru.next != e {
+	defer s.mu.Unlock()
+	e = s.m[string(pp)]
+	switch {
+	case e == nil:
+		ph := &pcEntry{pp: string(pp), pending: true}
+		s.m[ph.pp] = ph
+		return nil, ph
+	case e.pending:
+		return nil, nil
+	}
+	if s.lru.next != e {
 		e.unlink()
 		s.pushFront(e)
 	}
-	s.mu.Unlock()
-	return e
+	return e, nil
 }
 
-// insert adds e for the partition of token tok when the ticket is still
-// good.
-func (c *partitionCache) insert(e *pcEntry, tok int64, t fillTicket) {
-	if !t.ok {
-		return
-	}
-	s := c.shard([]byte(e.pp))
+// complete publishes n, read for placeholder ph, with the operands folded
+// into ph meanwhile; it returns what the reader should read (n, or n with
+// the operands).
+func (c *partitionCache) complete(ph, n *pcEntry) *pcEntry {
+	s := c.shard([]byte(ph.pp))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.epochs[pcStripe(tok)].Load() != t.epoch || c.gen.Load() != t.gen {
-		return
+	if s.m[ph.pp] != ph {
+		return n // dropped meanwhile: n is a snapshot, right for this read
 	}
-	if old := s.m[e.pp]; old != nil {
-		s.remove(old)
+	delete(s.m, ph.pp)
+	if len(ph.ops) > 0 && !n.big {
+		f, ok := foldEntry(n, ph.ops)
+		if !ok {
+			return n
+		}
+		if len(f.data) > c.maxPart {
+			f = &pcEntry{pp: n.pp, big: true}
+		}
+		n = f
 	}
-	s.m[e.pp] = e
-	s.pushFront(e)
-	s.size += e.cost()
+	s.m[n.pp] = n
+	s.pushFront(n)
+	s.size += n.cost()
 	s.evict()
+	return n
+}
+
+// abandon removes placeholder ph (the fill failed).
+func (c *partitionCache) abandon(ph *pcEntry) {
+	s := c.shard([]byte(ph.pp))
+	s.mu.Lock()
+	if s.m[ph.pp] == ph {
+		delete(s.m, ph.pp)
+	}
+	s.mu.Unlock()
 }
 
 func (e *pcEntry) unlink() {
@@ -202,8 +213,11 @@ func (s *pcShard) pushFront(e *pcEntry) {
 }
 
 func (s *pcShard) remove(e *pcEntry) {
-	e.unlink()
 	delete(s.m, e.pp)
+	if e.pending {
+		return // never in the LRU list, never counted
+	}
+	e.unlink()
 	s.size -= e.cost()
 }
 
@@ -224,16 +238,6 @@ func (s *pcShard) replace(old, n *pcEntry) {
 	s.size += n.cost()
 	s.evict()
 }
-
-// begin is called before a commit that writes the partitions of toks.
-func (c *partitionCache) begin(toks []int64) {
-	for _, t := range toks {
-		c.epochs[pcStripe(t)].Add(1)
-	}
-}
-
-// end is called after the commit (and the fold): toks as given to begin.
-func (c *partitionCache) end(toks []int64) { c.begin(toks) }
 
 // fold applies the data operands of a committed batch to the cached
 // partitions they touch; with committed false (the commit failed) it drops
@@ -279,6 +283,18 @@ func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
 	}
 	if !committed || old.big {
 		s.replace(old, nil)
+		return
+	}
+	if old.pending {
+		// The fill in progress folds them (copies: the batch is reused).
+		buf := make([]byte, 0, opsBytes(ops))
+		for _, op := range ops {
+			k := len(buf)
+			buf = append(buf, op.k...)
+			v := len(buf)
+			buf = append(buf, op.v...)
+			old.ops = append(old.ops, pcOp{k: buf[k:v:v], v: buf[v:len(buf):len(buf)], merge: op.merge})
+		}
 		return
 	}
 	n, ok := foldEntry(old, ops)
@@ -352,8 +368,7 @@ func decidedByTimestamp(a, b []byte) bool {
 		binary.BigEndian.Uint64(a[1:]) != binary.BigEndian.Uint64(b[1:])
 }
 
-// drop removes partition pp (Purge, under the partition's lock, between
-// begin and end).
+// drop removes partition pp or its placeholder (Purge, after its commit).
 func (c *partitionCache) drop(pp []byte) {
 	s := c.shard(pp)
 	s.mu.Lock()
@@ -363,12 +378,9 @@ func (c *partitionCache) drop(pp []byte) {
 	s.mu.Unlock()
 }
 
-// clear empties the cache around fn (DropTable): no fill started before
-// clear returns is inserted.
-func (c *partitionCache) clear(fn func() error) error {
-	c.gen.Add(1)
-	defer c.gen.Add(1)
-	err := fn()
+// clear empties the cache (DropTable, after deleting the range): fills in
+// progress are not published.
+func (c *partitionCache) clear() {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
@@ -377,7 +389,6 @@ func (c *partitionCache) clear(fn func() error) error {
 		s.size = 0
 		s.mu.Unlock()
 	}
-	return err
 }
 
 // PartitionCacheStats describes the partition cache (nodetool info shows

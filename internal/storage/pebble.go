@@ -248,20 +248,10 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	start := time.Now()
 	// Header and static writes bump their stripes' epochs around the commit
 	// (hdrcache.go).
-	if p.pc != nil {
-		toks := w.toks[:0]
-		for _, u := range updates {
-			toks = append(toks, u.Token)
-		}
-		w.toks = toks
-		p.pc.begin(toks)
-		defer p.pc.end(toks)
-	}
 	p.hdr.bump(hdrToks)
 	err := b.Commit(p.wo)
 	p.hdr.bump(hdrToks)
 	if p.pc != nil {
-		// Before end (deferred): the fold is part of the write.
 		p.pc.fold(b, err == nil)
 	}
 	p.stats.get(t.ID).recordWrite(time.Since(start))
@@ -278,13 +268,12 @@ type batchWriter struct {
 	// deletions and expiring data (purge.go).
 	ats     []int64
 	hdrToks []int64
-	toks    []int64 // every update's token (the partition cache)
 }
 
 var writerPool = sync.Pool{New: func() any { return new(batchWriter) }}
 
 func (w *batchWriter) release() {
-	if cap(w.key)+cap(w.val)+cap(w.pp)+cap(w.rp) > 64<<10 || cap(w.ats)+cap(w.hdrToks)+cap(w.toks) > 1024 {
+	if cap(w.key)+cap(w.val)+cap(w.pp)+cap(w.rp) > 64<<10 || cap(w.ats)+cap(w.hdrToks) > 1024 {
 		return // do not keep large buffers alive
 	}
 	writerPool.Put(w)
@@ -437,18 +426,14 @@ func (w *batchWriter) encodeRow(t *schema.Table, rp []byte, r *mutation.Row, b *
 func (p *Pebble) DropTable(ctx context.Context, id uuid.UUID) error {
 	start := appendTablePrefix(nil, id)
 	end := prefixEnd(start)
-	del := func() error {
-		if err := p.db.DeleteRange(start, end, pebble.Sync); err != nil {
-			return err
-		}
-		ip := purgeIndexPrefix(id)
-		return p.db.DeleteRange(ip, prefixEnd(ip), pebble.Sync)
+	if err := p.db.DeleteRange(start, end, pebble.Sync); err != nil {
+		return err
 	}
 	if p.pc != nil {
-		if err := p.pc.clear(del); err != nil {
-			return err
-		}
-	} else if err := del(); err != nil {
+		p.pc.clear()
+	}
+	ip := purgeIndexPrefix(id)
+	if err := p.db.DeleteRange(ip, prefixEnd(ip), pebble.Sync); err != nil {
 		return err
 	}
 	// Compacting the range drops the shadowed data and the range deletion.

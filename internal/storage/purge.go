@@ -233,14 +233,10 @@ func (p *Pebble) purgePartition(d *purgeDecider, pp, indexKey []byte) (PurgeStat
 	}
 	// Not synced: losing the deletes in a crash only brings back data that
 	// is still shadowed by its (also restored) tombstones.
-	if p.pc == nil {
-		return st, b.Commit(pebble.NoSync)
-	}
-	toks := [1]int64{decodeToken(pp[tokenOffset:])}
-	p.pc.begin(toks[:])
 	err = b.Commit(pebble.NoSync)
-	p.pc.drop(pp)
-	p.pc.end(toks[:])
+	if p.pc != nil {
+		p.pc.drop(pp) // after the commit (pcache.go)
+	}
 	return st, err
 }
 

@@ -181,42 +181,51 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 
 // readCached answers a single-partition read of partition pp from the
 // partition cache (pcache.go), filling it on a miss; handled is false when
-// the partition is too large to cache (the caller reads Pebble).
+// the partition is too large to cache or being filled by another read (the
+// caller reads Pebble).
 func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
-	e := p.pc.get(pp)
-	hit := e != nil
-	if !hit {
-		t := p.pc.ticket(cmd.Token)
-		it, err := p.db.NewIter(&r.iterOpts)
-		if err != nil {
+	e, ph := p.pc.lookup(pp)
+	switch {
+	case e != nil && !e.big:
+		p.pc.hits.Add(1)
+	case ph != nil:
+		p.pc.misses.Add(1)
+		if e, err = p.fillCached(r, pp, ph); err != nil {
 			return true, err
 		}
-		e, err = p.pc.fill(it, pp)
-		if cerr := it.Close(); err == nil {
-			err = cerr
+		if e.big {
+			return false, nil
 		}
-		if err != nil {
-			return true, err
-		}
-		if p.pc.afterFill != nil {
-			p.pc.afterFill()
-		}
-		p.pc.insert(e, cmd.Token, t)
-	}
-	if e.big {
+	default:
 		p.pc.misses.Add(1)
 		return false, nil
-	}
-	if hit {
-		p.pc.hits.Add(1)
-	} else {
-		p.pc.misses.Add(1)
 	}
 	ei := entryIter{e: e}
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
 	return true, r.readPartition(&ei, pp, r.copyBytes(cmd.Key), cmd.Token)
+}
+
+// fillCached reads partition pp for placeholder ph and publishes it.
+func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcEntry) (*pcEntry, error) {
+	it, err := p.db.NewIter(&r.iterOpts)
+	if err != nil {
+		p.pc.abandon(ph)
+		return nil, err
+	}
+	e, err := p.pc.fill(it, pp)
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		p.pc.abandon(ph)
+		return nil, err
+	}
+	if p.pc.afterFill != nil {
+		p.pc.afterFill()
+	}
+	return p.pc.complete(ph, e), nil
 }
 
 type keySegment struct{ lower, upper []byte } // upper nil: end of table
