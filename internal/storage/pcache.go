@@ -49,7 +49,9 @@ import (
 //     placeholder) after its commit. DropTable (TRUNCATE, DROP) clears the
 //     cache after deleting the table's range.
 //
-// Only partitions up to pcMaxPartition bytes are kept (maxPart); a larger one is
+// Entries keep their keys without the partition prefix (YCSB's 1 KB
+// records: 2.0 KB of cache each with it, 1.5 without). Only partitions up
+// to pcMaxPartition bytes are kept (maxPart); a larger one is
 // remembered as such (a small entry) so that its reads go to Pebble
 // directly. Memory is bounded by an LRU per shard.
 
@@ -89,8 +91,10 @@ type pcShard struct {
 // use it without the lock; prev and next belong to the shard's lock, and so
 // does a placeholder's ops.
 type pcEntry struct {
-	pp   string
-	data []byte   // keys and values, back to back
+	pp string
+	// data holds the keys (without the prefix pp) and values, back to
+	// back.
+	data []byte
 	ends []uint32 // ends[2i]: end of key i; ends[2i+1]: end of value i
 	// big marks a partition too large to keep: reads go to Pebble.
 	big bool
@@ -320,23 +324,26 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 		data: make([]byte, 0, len(old.data)+opsBytes(ops)),
 		ends: make([]uint32, 0, len(old.ends)+2*len(ops)),
 	}
+	// Entries hold keys without the partition prefix (every op's key has
+	// it).
+	sfx := func(j int) []byte { return ops[j].k[len(old.pp):] }
 	i, j := 0, 0
 	for i < old.len() || j < len(ops) {
 		switch {
-		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), ops[j].k) < 0):
+		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), sfx(j)) < 0):
 			n.add(old.key(i), old.value(i))
 			i++
 			continue
 		}
 		// The winner among the old value (if the key is there) and every
 		// operand of the key.
-		k := ops[j].k
+		k := sfx(j)
 		var cur []byte
 		if i < old.len() && bytes.Equal(old.key(i), k) {
 			cur = old.value(i)
 			i++
 		}
-		for ; j < len(ops) && bytes.Equal(ops[j].k, k); j++ {
+		for ; j < len(ops) && bytes.Equal(sfx(j), k); j++ {
 			v := ops[j].v
 			switch {
 			case cur == nil:
@@ -437,16 +444,28 @@ type kvIter interface {
 var _ kvIter = (*pebble.Iterator)(nil)
 
 // entryIter iterates a cached partition (one partition: a prefix seek is a
-// seek).
+// seek). Entries hold their keys without the partition prefix; Key
+// rebuilds the whole key in kb (valid until the next move, as Pebble's).
 type entryIter struct {
 	e   *pcEntry
 	pos int
+	kb  []byte
 }
 
 var _ kvIter = (*entryIter)(nil)
 
+// search returns the index of the first entry >= key.
 func (it *entryIter) search(key []byte) int {
-	return sort.Search(it.e.len(), func(i int) bool { return bytes.Compare(it.e.key(i), key) >= 0 })
+	pp := it.e.pp
+	if len(key) < len(pp) || string(key[:len(pp)]) != pp {
+		// Every entry starts with pp: key is before or after them all.
+		if string(key) < pp {
+			return 0
+		}
+		return it.e.len()
+	}
+	sfx := key[len(pp):]
+	return sort.Search(it.e.len(), func(i int) bool { return bytes.Compare(it.e.key(i), sfx) >= 0 })
 }
 
 func (it *entryIter) SeekGE(key []byte) bool       { it.pos = it.search(key); return it.Valid() }
@@ -467,8 +486,12 @@ func (it *entryIter) Prev() bool {
 	return it.Valid()
 }
 
-func (it *entryIter) Valid() bool                  { return it.pos >= 0 && it.pos < it.e.len() }
-func (it *entryIter) Key() []byte                  { return it.e.key(it.pos) }
+func (it *entryIter) Valid() bool { return it.pos >= 0 && it.pos < it.e.len() }
+func (it *entryIter) Key() []byte {
+	it.kb = append(append(it.kb[:0], it.e.pp...), it.e.key(it.pos)...)
+	return it.kb
+}
+
 func (it *entryIter) ValueAndErr() ([]byte, error) { return it.e.value(it.pos), nil }
 func (it *entryIter) Error() error                 { return nil }
 
@@ -481,7 +504,7 @@ func (c *partitionCache) fill(it *pebble.Iterator, pp []byte) (*pcEntry, error) 
 		if err != nil {
 			return nil, err
 		}
-		e.add(it.Key(), v)
+		e.add(it.Key()[len(pp):], v)
 		if len(e.data) > c.maxPart {
 			return &pcEntry{pp: e.pp, big: true}, it.Error()
 		}

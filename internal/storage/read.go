@@ -200,7 +200,8 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 		p.pc.misses.Add(1)
 		return false, nil
 	}
-	ei := entryIter{e: e}
+	ei := entryIter{e: e, kb: r.ckBuf[:0]}
+	defer func() { r.ckBuf = ei.kb }()
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
@@ -363,6 +364,7 @@ type pebbleReader struct {
 	// Scratch of a single-partition read: the iterator's bounds and
 	// options, the slices' encoded bounds.
 	ppBuf, upBuf []byte
+	ckBuf        []byte // the cached partition iterator's keys
 	bndBuf       []byte
 	iterOpts     pebble.IterOptions
 	sbuf         []byte
@@ -440,7 +442,7 @@ const pointClustering = 3
 var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
 
 func (r *pebbleReader) release() {
-	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf) > 64<<10 ||
+	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf)+cap(r.ckBuf) > 64<<10 ||
 		cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
 		return
 	}
@@ -448,7 +450,7 @@ func (r *pebbleReader) release() {
 		rts:  r.rts[:0],
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
 		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
-		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
+		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], ckBuf: r.ckBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
 	}
 	readerPool.Put(r)
 }
