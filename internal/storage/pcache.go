@@ -231,15 +231,27 @@ func (s *pcShard) evict() {
 	}
 }
 
-// replace puts n in old's place (n nil: drops old).
+// replace puts n (a cached partition) in the place of old, also in the LRU
+// list; n nil drops old.
 func (s *pcShard) replace(old, n *pcEntry) {
-	s.remove(old)
-	if n == nil {
+	switch {
+	case n == old:
+		return
+	case n == nil || old.pending:
+		s.remove(old)
+		if n != nil {
+			s.m[n.pp] = n
+			s.pushFront(n)
+			s.size += n.cost()
+			s.evict()
+		}
 		return
 	}
 	s.m[n.pp] = n
-	s.pushFront(n)
-	s.size += n.cost()
+	n.prev, n.next = old.prev, old.next
+	n.prev.next, n.next.prev = n, n
+	old.prev, old.next = nil, nil
+	s.size += n.cost() - old.cost()
 	s.evict()
 }
 
@@ -316,6 +328,11 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 			return nil, false
 		}
 	}
+	if len(ops) == 1 {
+		if n, ok, done := foldOne(old, ops[0]); done {
+			return n, ok
+		}
+	}
 	if len(ops) > 1 {
 		slices.SortStableFunc(ops, func(a, b pcOp) int { return bytes.Compare(a.k, b.k) })
 	}
@@ -358,6 +375,35 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 		n.add(k, cur)
 	}
 	return n, true
+}
+
+// foldOne is foldEntry for one operand of a key old has (an update of a
+// stored cell): done is false when the key is not there. An operand that
+// loses leaves old as it is (n == old).
+func foldOne(old *pcEntry, op pcOp) (n *pcEntry, ok, done bool) {
+	k := op.k[len(old.pp):]
+	i := sort.Search(old.len(), func(i int) bool { return bytes.Compare(old.key(i), k) >= 0 })
+	if i == old.len() || !bytes.Equal(old.key(i), k) {
+		return nil, false, false
+	}
+	cur := old.value(i)
+	switch {
+	case bytes.Equal(cur, op.v):
+		return old, true, true
+	case !decidedByTimestamp(cur, op.v):
+		return nil, false, true
+	case !newerWins(cur, op.v):
+		return old, true, true
+	}
+	vs, ve := int(old.ends[2*i]), int(old.ends[2*i+1])
+	delta := len(op.v) - (ve - vs)
+	n = &pcEntry{pp: old.pp, data: make([]byte, 0, len(old.data)+delta), ends: make([]uint32, len(old.ends))}
+	n.data = append(append(append(n.data, old.data[:vs]...), op.v...), old.data[ve:]...)
+	copy(n.ends, old.ends[:2*i+1])
+	for j := 2*i + 1; j < len(old.ends); j++ {
+		n.ends[j] = uint32(int(old.ends[j]) + delta)
+	}
+	return n, true, true
 }
 
 func opsBytes(ops []pcOp) int {

@@ -1,10 +1,13 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -273,5 +276,33 @@ func TestPartitionCacheFillRace(t *testing.T) {
 	}
 	if e := p.pc.peek(pp); e != nil {
 		t.Fatalf("fill published after a drop: %+v", e)
+	}
+}
+
+// TestFoldOne checks foldEntry's one-operand path against its general
+// path (an operand folded twice is folded once).
+func TestFoldOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pp := "\x01partition"
+	cell := func(ts int64, v int32) []byte {
+		c := live(colV, ts, v)
+		c.Value = bytes.Repeat([]byte{byte(v)}, int(v)) // values of different lengths
+		return appendCellValue(nil, &c, nil)
+	}
+	for range 2000 {
+		old := &pcEntry{pp: pp}
+		n := rng.IntN(6)
+		for i := range n {
+			old.add([]byte{byte(2 * i)}, cell(int64(rng.IntN(5)), int32(rng.IntN(3))))
+		}
+		op := pcOp{k: append([]byte(pp), byte(rng.IntN(2*n+1))), v: cell(int64(rng.IntN(5)), int32(rng.IntN(3))), merge: true}
+		fast, okFast := foldEntry(old, []pcOp{op})
+		slow, okSlow := foldEntry(old, []pcOp{op, op})
+		if okFast != okSlow {
+			t.Fatalf("ok %v, general path %v", okFast, okSlow)
+		}
+		if okFast && (!bytes.Equal(fast.data, slow.data) || !slices.Equal(fast.ends, slow.ends)) {
+			t.Fatalf("fold of %x=%x into %x: %x %v, general path %x %v", op.k, op.v, old.data, fast.data, fast.ends, slow.data, slow.ends)
+		}
 	}
 }
