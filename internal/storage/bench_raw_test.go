@@ -47,7 +47,9 @@ func BenchmarkVsRaw(b *testing.B) {
 			Slices: []mutation.Slice{{Start: mutation.Bound{Values: c, Inclusive: true}, End: mutation.Bound{Values: c, Inclusive: true}}}}
 	}
 	open := func(b *testing.B) *Pebble {
-		p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic})
+		// The engine's Pebble path: without the partition cache, which
+		// answers from memory (BenchmarkPointRead compares both).
+		p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -64,14 +64,25 @@ func BenchmarkApply(b *testing.B) {
 }
 
 // BenchmarkPointRead reads one row of a partition of rowsPerPartition rows,
-// from memtables and after a flush and compaction.
+// from memtables and after a flush and compaction, and with the partition
+// cache (both partition sizes fit in it).
 func BenchmarkPointRead(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
-	for _, flushed := range []bool{false, true} {
-		for _, rows := range []int{1, 100} {
-			b.Run("rows="+strconv.Itoa(rows)+"/flushed="+strconv.FormatBool(flushed), func(b *testing.B) {
-				p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic})
+	for _, cfg := range []struct {
+		flushed bool
+		rows    int
+		cache   bool
+	}{{false, 1, false}, {false, 100, false}, {true, 1, false}, {true, 100, false}, {true, 1, true}, {true, 100, true}} {
+		flushed, rows := cfg.flushed, cfg.rows
+		cacheSize := int64(-1)
+		if cfg.cache {
+			cacheSize = 0
+		}
+		name := "rows=" + strconv.Itoa(rows) + "/flushed=" + strconv.FormatBool(flushed) + "/cache=" + strconv.FormatBool(cfg.cache)
+		{
+			b.Run(name, func(b *testing.B) {
+				p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: cacheSize})
 				if err != nil {
 					b.Fatal(err)
 				}

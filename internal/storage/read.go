@@ -200,12 +200,14 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 		p.pc.misses.Add(1)
 		return false, nil
 	}
-	ei := entryIter{e: e, kb: r.ckBuf[:0]}
-	defer func() { r.ckBuf = ei.kb }()
+	// The iterator lives in the reader (no allocation for the interface).
+	ei := &r.ei
+	*ei = entryIter{e: e, kb: r.ckBuf[:0]}
+	defer func() { r.ckBuf, ei.e = ei.kb, nil }()
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
-	return true, r.readPartition(&ei, pp, r.copyBytes(cmd.Key), cmd.Token)
+	return true, r.readPartition(ei, pp, r.copyBytes(cmd.Key), cmd.Token)
 }
 
 // fillCached reads partition pp for placeholder ph and publishes it.
@@ -364,7 +366,8 @@ type pebbleReader struct {
 	// Scratch of a single-partition read: the iterator's bounds and
 	// options, the slices' encoded bounds.
 	ppBuf, upBuf []byte
-	ckBuf        []byte // the cached partition iterator's keys
+	ckBuf        []byte    // the cached partition iterator's keys
+	ei           entryIter // the cached partition iterator (pcache.go)
 	bndBuf       []byte
 	iterOpts     pebble.IterOptions
 	sbuf         []byte
