@@ -158,6 +158,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		Merger:             cellMerger,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             slogLogger{opts.Logger},
+		EventListener:      stallLogger(opts.Logger),
 		// Each L0 file of a hash-partitioned table spans the whole key
 		// range, so an L0->Lbase compaction rewrites all of Lbase (the
 		// log shows ~1 MB of L0 merged into ~19 MB of Lbase at Pebble's
@@ -501,4 +502,25 @@ func (s slogLogger) Fatalf(format string, args ...interface{}) {
 	msg := fmt.Sprintf(format, args...)
 	s.l.Error(msg, "component", "pebble")
 	panic(msg)
+}
+
+// stallLogger logs Pebble's write stalls (writes held back while memtables
+// flush or L0 is compacted): when one ends, with its reason and length.
+func stallLogger(log *slog.Logger) *pebble.EventListener {
+	var mu sync.Mutex
+	var began time.Time
+	var reason string
+	return &pebble.EventListener{
+		WriteStallBegin: func(info pebble.WriteStallBeginInfo) {
+			mu.Lock()
+			began, reason = time.Now(), info.Reason
+			mu.Unlock()
+		},
+		WriteStallEnd: func() {
+			mu.Lock()
+			d, r := time.Since(began), reason
+			mu.Unlock()
+			log.Warn("storage: writes stalled", "reason", r, "duration", d.Round(time.Millisecond))
+		},
+	}
 }
