@@ -14,6 +14,17 @@ import (
 	"github.com/cqld/cqld/internal/mutation"
 )
 
+// openTest opens an engine closed at the end of the test.
+func openTest(t *testing.T, opts Options) *Pebble {
+	t.Helper()
+	p, err := Open(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // peek returns the cache's entry for pp (nil when none).
 func (c *partitionCache) peek(pp []byte) *pcEntry {
 	s := c.shard(pp)
@@ -40,11 +51,7 @@ func vOf(ps []mutation.Partition) int32 {
 // either way.
 func TestPartitionCacheWriteThrough(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(t, Options{})
 	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1))
 	write := func(ts int64, v int32) {
 		u := update(tbl, 1)
@@ -98,11 +105,7 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 // read from Pebble, and that a partition that grows too large leaves.
 func TestPartitionCacheLarge(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(t, Options{})
 	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(2), i32(2))
 	u := update(tbl, 2)
 	u.Rows = []mutation.Row{row(ck(0, "x"), marker(1), live(colV, 1, 0))}
@@ -134,11 +137,7 @@ func TestPartitionCacheLarge(t *testing.T) {
 // TestPartitionCacheDropTable checks that TRUNCATE/DROP empty the cache.
 func TestPartitionCacheDropTable(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(t, Options{})
 	u := update(tbl, 3)
 	u.Rows = []mutation.Row{row(ck(0, "x"), marker(1), live(colV, 1, 7))}
 	mustApply(t, p, tbl, u)
@@ -158,11 +157,7 @@ func TestPartitionCacheDropTable(t *testing.T) {
 // at the end the cache agrees with Pebble.
 func TestPartitionCacheConcurrent(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{SyncMode: SyncPeriodic})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(t, Options{SyncMode: SyncPeriodic})
 	const writers, readers, parts, writes = 4, 4, 3, 300
 	var wg sync.WaitGroup
 	errs := make(chan error, writers+readers)
@@ -239,11 +234,7 @@ func TestPartitionCacheConcurrent(t *testing.T) {
 // publication: the fill, which did not see the write, must fold it in.
 func TestPartitionCacheFillRace(t *testing.T) {
 	tbl := testTable()
-	p, err := Open(t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(t, Options{})
 	write := func(ts int64, v int32) {
 		u := update(tbl, 1)
 		u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, v))}
