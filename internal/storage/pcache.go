@@ -17,8 +17,8 @@ import (
 // so that a point read of a cached partition walks memory instead of
 // Pebble's levels, block cache and merge operator (a point read through
 // Pebble is two thirds of cqld's CPU under YCSB C; docs/benchmarks.md).
-// This is the place ScyllaDB's row cache has; Cassandra's row cache is off
-// by default and invalidates on write, this one is write-through.
+// This is the place ScyllaDB's row cache has (Cassandra's row cache is off
+// by default); it is write-through.
 //
 // What a read sees is unchanged: the reader runs over the cached entries
 // exactly as over the iterator (kvIter), so expiry, deletions, slices,
@@ -72,7 +72,7 @@ type partitionCache struct {
 	shards  [pcShards]pcShard
 	// hits and misses count single-partition reads (PartitionCacheStats).
 	hits, misses atomic.Int64
-	// afterFill, in tests, runs between a fill's read and its insert.
+	// afterFill, in tests, runs between a fill's read and its publication.
 	afterFill func()
 }
 
@@ -144,6 +144,10 @@ func (c *partitionCache) shard(pp []byte) *pcShard {
 	return &c.shards[maphash.Bytes(c.seed, pp)%pcShards]
 }
 
+func (c *partitionCache) shardOf(pp string) *pcShard {
+	return &c.shards[maphash.String(c.seed, pp)%pcShards]
+}
+
 // lookup returns the cached partition pp; or, when it is not cached, a
 // placeholder the caller must fill (complete) or abandon; or neither when
 // another reader is filling it.
@@ -171,7 +175,7 @@ func (c *partitionCache) lookup(pp []byte) (e, placeholder *pcEntry) {
 // into ph meanwhile; it returns what the reader should read (n, or n with
 // the operands).
 func (c *partitionCache) complete(ph, n *pcEntry) *pcEntry {
-	s := c.shard([]byte(ph.pp))
+	s := c.shardOf(ph.pp)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m[ph.pp] != ph {
@@ -197,7 +201,7 @@ func (c *partitionCache) complete(ph, n *pcEntry) *pcEntry {
 
 // abandon removes placeholder ph (the fill failed).
 func (c *partitionCache) abandon(ph *pcEntry) {
-	s := c.shard([]byte(ph.pp))
+	s := c.shardOf(ph.pp)
 	s.mu.Lock()
 	if s.m[ph.pp] == ph {
 		delete(s.m, ph.pp)
