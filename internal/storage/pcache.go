@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"sort"
@@ -130,6 +129,12 @@ func (e *pcEntry) value(i int) []byte {
 	return e.data[e.ends[2*i]:e.ends[2*i+1]:e.ends[2*i+1]]
 }
 
+// search returns the index of the first key >= sfx (a key without the
+// partition prefix).
+func (e *pcEntry) search(sfx []byte) int {
+	return sort.Search(e.len(), func(i int) bool { return bytes.Compare(e.key(i), sfx) >= 0 })
+}
+
 func (e *pcEntry) cost() int64 { return int64(len(e.pp)+cap(e.data)+4*cap(e.ends)) + pcEntryOverhead }
 
 // add appends an entry (keys in increasing order).
@@ -192,10 +197,7 @@ func (c *partitionCache) complete(ph, n *pcEntry) *pcEntry {
 		}
 		n = f
 	}
-	s.m[n.pp] = n
-	s.pushFront(n)
-	s.size += n.cost()
-	s.evict()
+	s.add(n)
 	return n
 }
 
@@ -229,6 +231,14 @@ func (s *pcShard) remove(e *pcEntry) {
 	s.size -= e.cost()
 }
 
+// add puts cached partition n in the map, at the front of the LRU list.
+func (s *pcShard) add(n *pcEntry) {
+	s.m[n.pp] = n
+	s.pushFront(n)
+	s.size += n.cost()
+	s.evict()
+}
+
 func (s *pcShard) evict() {
 	for s.size > s.capacity && s.lru.prev != &s.lru {
 		s.remove(s.lru.prev)
@@ -244,10 +254,7 @@ func (s *pcShard) replace(old, n *pcEntry) {
 	case n == nil || old.pending:
 		s.remove(old)
 		if n != nil {
-			s.m[n.pp] = n
-			s.pushFront(n)
-			s.size += n.cost()
-			s.evict()
+			s.add(n)
 		}
 		return
 	}
@@ -268,7 +275,13 @@ func (c *partitionCache) fold(b *pebble.Batch, committed bool) {
 	var pp []byte // the partition of ops
 	for {
 		kind, k, v, ok, err := r.Next()
-		if err != nil || !ok {
+		if err != nil {
+			// Our own batch does not fail to decode; if it did, the
+			// partitions after this point would go stale: forget them all.
+			c.clear()
+			return
+		}
+		if !ok {
 			break
 		}
 		n := partitionPrefixLen(k)
@@ -366,13 +379,15 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 		}
 		for ; j < len(ops) && bytes.Equal(sfx(j), k); j++ {
 			v := ops[j].v
-			switch {
-			case cur == nil:
+			if cur == nil || bytes.Equal(cur, v) {
 				cur = v
-			case bytes.Equal(cur, v):
-			case !decidedByTimestamp(cur, v):
+				continue
+			}
+			wins, decided := byTimestamp(cur, v)
+			if !decided {
 				return nil, false
-			case newerWins(cur, v):
+			}
+			if wins {
 				cur = v
 			}
 		}
@@ -386,17 +401,18 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 // loses leaves old as it is (n == old).
 func foldOne(old *pcEntry, op pcOp) (n *pcEntry, ok, done bool) {
 	k := op.k[len(old.pp):]
-	i := sort.Search(old.len(), func(i int) bool { return bytes.Compare(old.key(i), k) >= 0 })
+	i := old.search(k)
 	if i == old.len() || !bytes.Equal(old.key(i), k) {
 		return nil, false, false
 	}
 	cur := old.value(i)
-	switch {
-	case bytes.Equal(cur, op.v):
+	if bytes.Equal(cur, op.v) {
 		return old, true, true
-	case !decidedByTimestamp(cur, op.v):
+	}
+	switch wins, decided := byTimestamp(cur, op.v); {
+	case !decided:
 		return nil, false, true
-	case !newerWins(cur, op.v):
+	case !wins:
 		return old, true, true
 	}
 	vs, ve := int(old.ends[2*i]), int(old.ends[2*i+1])
@@ -416,13 +432,6 @@ func opsBytes(ops []pcOp) int {
 		n += len(op.k) + len(op.v)
 	}
 	return n
-}
-
-// decidedByTimestamp reports whether newerWins decides between a and b by
-// their timestamps alone (then the order it sees them in does not matter).
-func decidedByTimestamp(a, b []byte) bool {
-	return len(a) >= 9 && len(b) >= 9 && a[0]&valKindMask == b[0]&valKindMask &&
-		binary.BigEndian.Uint64(a[1:]) != binary.BigEndian.Uint64(b[1:])
 }
 
 // drop removes partition pp or its placeholder (Purge, after its commit).
@@ -514,8 +523,7 @@ func (it *entryIter) search(key []byte) int {
 		}
 		return it.e.len()
 	}
-	sfx := key[len(pp):]
-	return sort.Search(it.e.len(), func(i int) bool { return bytes.Compare(it.e.key(i), sfx) >= 0 })
+	return it.e.search(key[len(pp):])
 }
 
 func (it *entryIter) SeekGE(key []byte) bool       { it.pos = it.search(key); return it.Valid() }

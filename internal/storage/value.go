@@ -209,15 +209,27 @@ func newerWins(a, b []byte) bool {
 	if len(a) == 0 || len(b) == 0 || a[0]&valKindMask != b[0]&valKindMask {
 		return true
 	}
-	// Every kind starts with its timestamp (a deletion's markedForDeleteAt)
-	// after the kind byte, and the higher one wins: most merges of a hot
-	// key's operands are decided there, without decoding.
-	if len(a) >= 9 && len(b) >= 9 {
-		if ta, tb := int64(binary.BigEndian.Uint64(a[1:])), int64(binary.BigEndian.Uint64(b[1:])); ta != tb {
-			return tb > ta
-		}
+	if wins, ok := byTimestamp(a, b); ok {
+		return wins
 	}
 	return newerWinsTie(a, b)
+}
+
+// byTimestamp decides newerWins(a, b) by the operands' timestamps alone:
+// every kind starts with its timestamp (a deletion's markedForDeleteAt)
+// after the kind byte, and the higher one wins, so most merges of a hot
+// key's operands are decided without decoding. decided is false for
+// operands of different kinds, too short, or with equal timestamps (then
+// the winner does not depend on the timestamps alone).
+func byTimestamp(a, b []byte) (bWins, decided bool) {
+	if len(a) < 9 || len(b) < 9 || a[0]&valKindMask != b[0]&valKindMask {
+		return false, false
+	}
+	ta, tb := int64(binary.BigEndian.Uint64(a[1:])), int64(binary.BigEndian.Uint64(b[1:]))
+	if ta == tb {
+		return false, false
+	}
+	return tb > ta, true
 }
 
 // newerWinsTie is newerWins for operands of the same kind, decoded.
