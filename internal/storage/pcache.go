@@ -554,28 +554,24 @@ func (it *entryIter) ValueAndErr() ([]byte, error) { return it.e.value(it.pos), 
 func (it *entryIter) Error() error                 { return nil }
 
 // fill reads the partition pp from it (bounded to the partition) into a
-// new entry; a partition over maxPart bytes gives a big entry.
-func (c *partitionCache) fill(it *pebble.Iterator, pp []byte) (*pcEntry, error) {
-	e := &pcEntry{pp: string(pp)}
+// new entry; a partition over maxPart bytes gives a big entry. The entry is
+// built in scratch (a reader's, reused) and copied at its exact size:
+// entries stay for long, and growing them by appending cost twice their
+// size in garbage.
+func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, scratch *pcEntry) (*pcEntry, error) {
+	scratch.data, scratch.ends = scratch.data[:0], scratch.ends[:0]
 	for valid := it.SeekPrefixGE(pp); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			return nil, err
 		}
-		e.add(it.Key()[len(pp):], v)
-		if len(e.data) > c.maxPart {
-			return &pcEntry{pp: e.pp, big: true}, it.Error()
+		scratch.add(it.Key()[len(pp):], v)
+		if len(scratch.data) > c.maxPart {
+			return &pcEntry{pp: string(pp), big: true}, it.Error()
 		}
 	}
 	if err := it.Error(); err != nil {
 		return nil, err
 	}
-	// Entries stay for long: no spare room.
-	if cap(e.data) > len(e.data)+len(e.data)/8 {
-		e.data = slices.Clone(e.data)
-	}
-	if cap(e.ends) > len(e.ends)+len(e.ends)/8 {
-		e.ends = slices.Clone(e.ends)
-	}
-	return e, nil
+	return &pcEntry{pp: string(pp), data: slices.Clone(scratch.data), ends: slices.Clone(scratch.ends)}, nil
 }

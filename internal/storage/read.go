@@ -207,6 +207,11 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
+	if r.whole {
+		// Every value may be returned: one arena chunk for them all
+		// instead of doubling ones (the entry's size bounds them).
+		r.reserve(len(cmd.Key) + len(e.data))
+	}
 	return true, r.readPartition(ei, pp, r.copyBytes(cmd.Key), cmd.Token)
 }
 
@@ -217,7 +222,7 @@ func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcEntry) (*pcEntry, 
 		p.pc.abandon(ph)
 		return nil, err
 	}
-	e, err := p.pc.fill(it, pp)
+	e, err := p.pc.fill(it, pp, &r.fillBuf)
 	if cerr := it.Close(); err == nil {
 		err = cerr
 	}
@@ -368,6 +373,7 @@ type pebbleReader struct {
 	ppBuf, upBuf []byte
 	ckBuf        []byte    // the cached partition iterator's keys
 	ei           entryIter // the cached partition iterator (pcache.go)
+	fillBuf      pcEntry   // room for building a cache entry (partitionCache.fill)
 	bndBuf       []byte
 	iterOpts     pebble.IterOptions
 	sbuf         []byte
@@ -445,7 +451,7 @@ const pointClustering = 3
 var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
 
 func (r *pebbleReader) release() {
-	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf)+cap(r.ckBuf) > 64<<10 ||
+	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf)+cap(r.ckBuf)+cap(r.fillBuf.data)+4*cap(r.fillBuf.ends) > 64<<10 ||
 		cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
 		return
 	}
@@ -454,6 +460,7 @@ func (r *pebbleReader) release() {
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
 		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
 		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], ckBuf: r.ckBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
+		fillBuf: pcEntry{data: r.fillBuf.data[:0], ends: r.fillBuf.ends[:0]},
 	}
 	readerPool.Put(r)
 }
