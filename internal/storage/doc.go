@@ -74,7 +74,9 @@
 // # Performance notes
 //
 // Blocks are compressed with zstd (52.5 B/row for seed 000's
-// sensor_readings, docs/benchmarks.md). Single-partition reads of small
+// sensor_readings, docs/benchmarks.md), and values stay in the data blocks
+// (Pebble's value separation by suffix would move every key's value after
+// a partition's first to value blocks). Single-partition reads of small
 // partitions are answered from the partition cache (pcache.go,
 // Options.PartitionCacheSize): the partition's merged entries in memory,
 // kept coherent by Apply, which folds its operands into cached partitions

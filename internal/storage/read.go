@@ -441,6 +441,18 @@ type pointAlloc struct {
 	arena [128]byte
 }
 
+// carve returns n zero elements from the spare capacity of *buf (capped,
+// so that appends to them never overwrite what follows), or newly
+// allocated ones when they do not fit.
+func carve[T any](buf *[]T, n int) []T {
+	b := *buf
+	if l := len(b); n <= cap(b)-l {
+		*buf = b[:l+n]
+		return b[l : l+n : l+n]
+	}
+	return make([]T, n)
+}
+
 // pointCells is how many cells of a point read's row pointAlloc holds.
 const pointCells = 2
 
@@ -731,12 +743,7 @@ func (r *pebbleReader) step(it kvIter) bool {
 func (r *pebbleReader) startRow(rest []byte) ([]byte, error) {
 	r.acc.reset()
 	r.acc.active = true
-	if n := len(r.t.Clustering); n <= cap(r.clusBuf)-len(r.clusBuf) {
-		r.acc.clustering = r.clusBuf[len(r.clusBuf) : len(r.clusBuf)+n : len(r.clusBuf)+n]
-		r.clusBuf = r.clusBuf[:len(r.clusBuf)+n]
-	} else {
-		r.acc.clustering = make([][]byte, n)
-	}
+	r.acc.clustering = carve(&r.clusBuf, len(r.t.Clustering))
 	src := rest
 	// The values are decoded into the arena (at most len(rest) bytes).
 	r.reserve(len(rest))
@@ -900,11 +907,9 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 		row.Marker = a.marker
 	}
 	row.Deletion = mutation.Live
-	if n > 0 && n <= cap(r.cellBuf)-len(r.cellBuf) {
-		row.Cells = r.cellBuf[len(r.cellBuf) : len(r.cellBuf) : len(r.cellBuf)+n]
-		r.cellBuf = r.cellBuf[:len(r.cellBuf)+n]
-	} else {
-		row.Cells = make([]mutation.Cell, 0, n)
+	row.Cells = []mutation.Cell{} // not nil, even without cells
+	if n > 0 {
+		row.Cells = carve(&r.cellBuf, n)[:0]
 	}
 	for i := range a.cells {
 		if a.cells[i].Column != deadColumn {
