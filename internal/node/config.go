@@ -298,29 +298,28 @@ func toBool(v any) (bool, error) {
 // toDataSize parses Cassandra 5.0 data sizes ("5KiB", "1MiB", "100B") into
 // bytes; a plain number is KiB (the old *_in_kb keys, and the unit of the
 // batch thresholds).
-func toDataSize(v any) (int64, error) {
-	if n, ok := v.(int); ok {
-		return int64(n) * 1024, nil
-	}
-	s := strings.TrimSpace(fmt.Sprint(v))
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n * 1024, nil
-	}
-	if n, ok := parseDataSize(s); ok {
-		return n, nil
-	}
-	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
-}
+func toDataSize(v any) (int64, error) { return toSize(v, 1<<10) }
 
 // toMiBSize parses a data size ("512MiB", "1GiB") into bytes; a plain
 // number is MiB (file_cache_size's unit, and the old *_in_mb keys).
+// Negative sizes are refused.
 func toMiBSize(v any) (int64, error) {
-	if n, ok := v.(int); ok && n >= 0 {
-		return int64(n) << 20, nil
+	n, err := toSize(v, 1<<20)
+	if err == nil && n < 0 {
+		return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", strings.TrimSpace(fmt.Sprint(v)))
+	}
+	return n, err
+}
+
+// toSize parses a data size with a unit suffix, or a plain number of unit
+// bytes.
+func toSize(v any, unit int64) (int64, error) {
+	if n, ok := v.(int); ok {
+		return int64(n) * unit, nil
 	}
 	s := strings.TrimSpace(fmt.Sprint(v))
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
-		return n << 20, nil
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n * unit, nil
 	}
 	if n, ok := parseDataSize(s); ok {
 		return n, nil

@@ -70,13 +70,16 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
 	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
-	if cfg.FileCacheSize <= 0 {
-		cfg.FileCacheSize = defaultFileCacheSize(physicalMemory())
+	if cfg.FileCacheSize <= 0 || cfg.PartitionCacheSize == 0 {
+		mem := physicalMemory()
+		if cfg.FileCacheSize <= 0 {
+			cfg.FileCacheSize = defaultFileCacheSize(mem)
+		}
+		if cfg.PartitionCacheSize == 0 {
+			cfg.PartitionCacheSize = defaultPartitionCacheSize(mem)
+		}
 	}
 	sopts.CacheSize = cfg.FileCacheSize
-	if cfg.PartitionCacheSize == 0 {
-		cfg.PartitionCacheSize = defaultPartitionCacheSize(physicalMemory())
-	}
 	sopts.PartitionCacheSize = cfg.PartitionCacheSize
 	switch cfg.CommitlogSync {
 	case "batch":
