@@ -118,6 +118,12 @@ func TestPartitionCacheSize(t *testing.T) {
 			t.Errorf("%s: got %d, %v; want %d", in, cfg.PartitionCacheSize, err, want)
 		}
 	}
+	for _, in := range []string{"partition_cache_size: -5", "partition_cache_size: -5MiB", "file_cache_size: -1"} {
+		cfg := DefaultConfig()
+		if err := LoadYAML(&cfg, []byte(in), quiet); err == nil {
+			t.Errorf("%s accepted", in)
+		}
+	}
 	// min(128MiB, heap/16), at least 16MiB, for the heap of defaultFileCacheSize.
 	for mem, want := range map[int64]int64{0: 16 << 20, 512 << 20: 16 << 20, 2 << 30: 64 << 20,
 		8 << 30: 128 << 20, 24 << 30: 128 << 20} {
