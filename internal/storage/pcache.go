@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"sort"
@@ -53,13 +54,27 @@ import (
 // to pcMaxPartition bytes are kept (maxPart); a larger one is
 // remembered as such (a small entry) so that its reads go to Pebble
 // directly. Memory is bounded by an LRU per shard.
+//
+// Layout: the cache is built to cost the garbage collector little. A
+// cached partition is one allocation without pointers (pcPart.buf: its
+// prefix, its keys and values, their offsets), held by a slot in its
+// shard's slice of slots (values, linked into the LRU list by index), and
+// found through a map from the prefix's 64-bit hash to the slot (a map
+// without pointers, which the collector does not scan). Marking the cache
+// thus visits one pointer and one object per partition. With a pointer per
+// entry, key, value, offsets and list link, a 130 MB cache of YCSB records
+// made every collection cycle spend 25-50 ms marking, a core's worth of
+// CPU taken from request handling in that time, and the cycles were where
+// the open-loop tail latency came from (docs/benchmarks.md). Fills in
+// progress (placeholders, with the operands folded into them) are few and
+// short-lived, and are ordinary objects in a map of their own.
 
 const (
 	pcShards = 32
 	// pcMaxPartition is the largest partition kept (keys and values).
 	pcMaxPartition = 16 << 10
-	// pcEntryOverhead is what an entry costs beyond its bytes (struct,
-	// map slot, offsets).
+	// pcEntryOverhead is what an entry costs beyond its bytes (slot,
+	// index entry, allocation rounding).
 	pcEntryOverhead = 128
 )
 
@@ -76,194 +91,257 @@ type partitionCache struct {
 }
 
 type pcShard struct {
-	mu       sync.Mutex
-	m        map[string]*pcEntry
-	lru      pcEntry // sentinel: lru.next is the most recently used
-	size     int64
-	capacity int64
-	_        [40]byte // keep shards on their own cache lines
+	mu sync.Mutex
+	// index maps the hash of a cached partition's prefix to its slot. Two
+	// prefixes with one hash cannot both be cached: putting one replaces
+	// the other, and every lookup compares the prefix.
+	index map[uint64]int32
+	// slots hold the cached partitions; slots[0] is the LRU list's
+	// sentinel (slots[0].next is the most recently used). free lists the
+	// unused slots.
+	slots []pcSlot
+	free  []int32
+	// fills are the placeholders of fills in progress, by prefix; a
+	// partition has a placeholder only while it is not cached.
+	fills map[string]*pcFill
+	// scratch is where folds build their result (under mu).
+	scratch        pcBuilder
+	size, capacity int64
+	_              [64]byte // keep shards' locks on their own cache lines
 }
 
-// pcEntry is one cached partition, or the placeholder of a fill in
-// progress. A cached partition's contents (pp, data, ends, big) never
-// change once it is in the cache (a write replaces the entry), so readers
-// use it without the lock; prev and next belong to the shard's lock, and so
-// does a placeholder's ops.
-type pcEntry struct {
-	pp string
-	// data holds the keys (without the prefix pp) and values, back to
-	// back.
-	data []byte
-	ends []uint32 // ends[2i]: end of key i; ends[2i+1]: end of value i
-	// big marks a partition too large to keep: reads go to Pebble.
+type pcSlot struct {
+	part       pcPart
+	hash       uint64
+	prev, next int32
+}
+
+// pcPart is a cached partition: buf holds its prefix (pp bytes), then its
+// keys (without the prefix) and values back to back (up to data), then
+// the offsets in buf where each key and value ends (uint32, little
+// endian). Its bytes never change once built (a write replaces the part),
+// so readers use a copy of the pcPart without the lock.
+type pcPart struct {
+	buf      []byte
+	pp, data uint32
+	// big marks a partition too large to keep (buf is its prefix alone):
+	// reads go to Pebble.
 	big bool
-	// pending marks a placeholder; ops are the operands folded into it
-	// (copied).
-	pending    bool
-	ops        []pcOp
-	prev, next *pcEntry
+}
+
+// pcFill is the placeholder of a fill in progress: ops are the operands
+// folded into it (copied).
+type pcFill struct {
+	pp   string
+	hash uint64
+	ops  []pcOp
 }
 
 func newPartitionCache(capacity int64) *partitionCache {
 	c := &partitionCache{seed: maphash.MakeSeed(), maxPart: int(min(pcMaxPartition, capacity/pcShards/4))}
 	for i := range c.shards {
 		s := &c.shards[i]
-		s.m = make(map[string]*pcEntry)
-		s.lru.next, s.lru.prev = &s.lru, &s.lru
+		s.index = make(map[uint64]int32)
+		s.slots = make([]pcSlot, 1)
+		s.fills = make(map[string]*pcFill)
 		s.capacity = capacity / pcShards
 	}
 	return c
 }
 
-func (e *pcEntry) len() int { return len(e.ends) / 2 }
+func (e *pcPart) prefix() []byte { return e.buf[:e.pp:e.pp] }
 
-func (e *pcEntry) key(i int) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = e.ends[2*i-1]
-	}
-	return e.data[start:e.ends[2*i]:e.ends[2*i]]
+// dataLen is the size of the keys and values.
+func (e *pcPart) dataLen() int { return int(e.data - e.pp) }
+
+func (e *pcPart) len() int { return (len(e.buf) - int(e.data)) / 8 }
+
+// end returns the j-th offset: the end of key j/2 (even j) or of its value.
+func (e *pcPart) end(j int) int {
+	return int(binary.LittleEndian.Uint32(e.buf[int(e.data)+4*j:]))
 }
 
-func (e *pcEntry) value(i int) []byte {
-	return e.data[e.ends[2*i]:e.ends[2*i+1]:e.ends[2*i+1]]
+func (e *pcPart) key(i int) []byte {
+	start := int(e.pp)
+	if i > 0 {
+		start = e.end(2*i - 1)
+	}
+	end := e.end(2 * i)
+	return e.buf[start:end:end]
+}
+
+func (e *pcPart) value(i int) []byte {
+	start, end := e.end(2*i), e.end(2*i+1)
+	return e.buf[start:end:end]
 }
 
 // search returns the index of the first key >= sfx (a key without the
 // partition prefix).
-func (e *pcEntry) search(sfx []byte) int {
+func (e *pcPart) search(sfx []byte) int {
 	return sort.Search(e.len(), func(i int) bool { return bytes.Compare(e.key(i), sfx) >= 0 })
 }
 
-func (e *pcEntry) cost() int64 { return int64(len(e.pp)+cap(e.data)+4*cap(e.ends)) + pcEntryOverhead }
+func (e *pcPart) cost() int64 { return int64(cap(e.buf)) + pcEntryOverhead }
+
+// same tells whether e and o are the same part (not merely equal).
+func (e *pcPart) same(o *pcPart) bool { return &e.buf[0] == &o.buf[0] }
+
+// bigPart returns the entry of a partition too large to keep.
+func bigPart(pp []byte) pcPart {
+	return pcPart{buf: slices.Clone(pp), pp: uint32(len(pp)), data: uint32(len(pp)), big: true}
+}
+
+// pcBuilder builds a part's keys and values (a reader's scratch for
+// fills, a shard's for folds).
+type pcBuilder struct {
+	data []byte
+	ends []uint32 // ends[2i]: end of key i in data; ends[2i+1]: of value i
+}
+
+func (b *pcBuilder) reset() { b.data, b.ends = b.data[:0], b.ends[:0] }
 
 // add appends an entry (keys in increasing order).
-func (e *pcEntry) add(k, v []byte) {
-	e.data = append(e.data, k...)
-	e.ends = append(e.ends, uint32(len(e.data)))
-	e.data = append(e.data, v...)
-	e.ends = append(e.ends, uint32(len(e.data)))
+func (b *pcBuilder) add(k, v []byte) {
+	b.data = append(b.data, k...)
+	b.ends = append(b.ends, uint32(len(b.data)))
+	b.data = append(b.data, v...)
+	b.ends = append(b.ends, uint32(len(b.data)))
 }
 
-func (c *partitionCache) shard(pp []byte) *pcShard {
-	return &c.shards[maphash.Bytes(c.seed, pp)%pcShards]
+// part copies what was built into a part of partition pp, at its exact
+// size: parts stay for long.
+func (b *pcBuilder) part(pp []byte) pcPart {
+	data := len(pp) + len(b.data)
+	buf := make([]byte, data+4*len(b.ends))
+	copy(buf, pp)
+	copy(buf[len(pp):], b.data)
+	for j, end := range b.ends {
+		binary.LittleEndian.PutUint32(buf[data+4*j:], uint32(len(pp))+end)
+	}
+	return pcPart{buf: buf, pp: uint32(len(pp)), data: uint32(data)}
 }
 
-func (c *partitionCache) shardOf(pp string) *pcShard {
-	return &c.shards[maphash.String(c.seed, pp)%pcShards]
-}
+func (c *partitionCache) hash(pp []byte) uint64 { return maphash.Bytes(c.seed, pp) }
 
-// lookup returns the cached partition pp; or, when it is not cached, a
-// placeholder the caller must fill (complete) or abandon; or neither when
-// another reader is filling it.
-func (c *partitionCache) lookup(pp []byte) (e, placeholder *pcEntry) {
-	s := c.shard(pp)
+func (c *partitionCache) shard(h uint64) *pcShard { return &c.shards[h%pcShards] }
+
+// lookup returns the cached partition pp (ok); or, when it is not cached,
+// a placeholder the caller must fill (complete) or abandon; or neither
+// when another reader is filling it.
+func (c *partitionCache) lookup(pp []byte) (e pcPart, ok bool, placeholder *pcFill) {
+	h := c.hash(pp)
+	s := c.shard(h)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e = s.m[string(pp)]
-	switch {
-	case e == nil:
-		ph := &pcEntry{pp: string(pp), pending: true}
-		s.m[ph.pp] = ph
-		return nil, ph
-	case e.pending:
-		return nil, nil
+	if i := s.find(h, pp); i != 0 {
+		s.touch(i)
+		return s.slots[i].part, true, nil
 	}
-	if s.lru.next != e {
-		e.unlink()
-		s.pushFront(e)
+	if s.fills[string(pp)] != nil {
+		return pcPart{}, false, nil
 	}
-	return e, nil
+	ph := &pcFill{pp: string(pp), hash: h}
+	s.fills[ph.pp] = ph
+	return pcPart{}, false, ph
 }
 
 // complete publishes n, read for placeholder ph, with the operands folded
 // into ph meanwhile; it returns what the reader should read (n, or n with
 // the operands).
-func (c *partitionCache) complete(ph, n *pcEntry) *pcEntry {
-	s := c.shardOf(ph.pp)
+func (c *partitionCache) complete(ph *pcFill, n pcPart) pcPart {
+	s := c.shard(ph.hash)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m[ph.pp] != ph {
+	if s.fills[ph.pp] != ph {
 		return n // dropped meanwhile: n is a snapshot, right for this read
 	}
-	delete(s.m, ph.pp)
+	delete(s.fills, ph.pp)
 	if len(ph.ops) > 0 && !n.big {
-		f, ok := foldEntry(n, ph.ops)
+		f, ok := foldEntry(n, ph.ops, &s.scratch)
 		if !ok {
 			return n
 		}
-		if len(f.data) > c.maxPart {
-			f = &pcEntry{pp: n.pp, big: true}
+		if f.dataLen() > c.maxPart {
+			f = bigPart(n.prefix())
 		}
 		n = f
 	}
-	s.add(n)
+	s.put(ph.hash, n)
 	return n
 }
 
 // abandon removes placeholder ph (the fill failed).
-func (c *partitionCache) abandon(ph *pcEntry) {
-	s := c.shardOf(ph.pp)
+func (c *partitionCache) abandon(ph *pcFill) {
+	s := c.shard(ph.hash)
 	s.mu.Lock()
-	if s.m[ph.pp] == ph {
-		delete(s.m, ph.pp)
+	if s.fills[ph.pp] == ph {
+		delete(s.fills, ph.pp)
 	}
 	s.mu.Unlock()
 }
 
-func (e *pcEntry) unlink() {
-	e.prev.next, e.next.prev = e.next, e.prev
-	e.prev, e.next = nil, nil
-}
-
-func (s *pcShard) pushFront(e *pcEntry) {
-	e.prev, e.next = &s.lru, s.lru.next
-	s.lru.next.prev = e
-	s.lru.next = e
-}
-
-func (s *pcShard) remove(e *pcEntry) {
-	delete(s.m, e.pp)
-	if e.pending {
-		return // never in the LRU list, never counted
+// find returns the slot of partition pp (hash h), or 0.
+func (s *pcShard) find(h uint64, pp []byte) int32 {
+	if i, ok := s.index[h]; ok && bytes.Equal(s.slots[i].part.prefix(), pp) {
+		return i
 	}
-	e.unlink()
-	s.size -= e.cost()
+	return 0
 }
 
-// add puts cached partition n in the map, at the front of the LRU list.
-func (s *pcShard) add(n *pcEntry) {
-	s.m[n.pp] = n
-	s.pushFront(n)
-	s.size += n.cost()
-	s.evict()
+func (s *pcShard) unlink(i int32) {
+	sl := &s.slots[i]
+	s.slots[sl.prev].next = sl.next
+	s.slots[sl.next].prev = sl.prev
 }
 
-func (s *pcShard) evict() {
-	for s.size > s.capacity && s.lru.prev != &s.lru {
-		s.remove(s.lru.prev)
+func (s *pcShard) pushFront(i int32) {
+	first := s.slots[0].next
+	s.slots[i].prev, s.slots[i].next = 0, first
+	s.slots[first].prev = i
+	s.slots[0].next = i
+}
+
+// touch makes slot i the most recently used.
+func (s *pcShard) touch(i int32) {
+	if s.slots[0].next != i {
+		s.unlink(i)
+		s.pushFront(i)
 	}
 }
 
-// replace puts n (a cached partition) in the place of old, also in the LRU
-// list; n nil drops old.
-func (s *pcShard) replace(old, n *pcEntry) {
-	switch {
-	case n == old:
-		return
-	case n == nil || old.pending:
-		s.remove(old)
-		if n != nil {
-			s.add(n)
+// remove empties slot i.
+func (s *pcShard) remove(i int32) {
+	s.unlink(i)
+	s.size -= s.slots[i].part.cost()
+	delete(s.index, s.slots[i].hash)
+	s.slots[i] = pcSlot{}
+	s.free = append(s.free, i)
+}
+
+// put makes part (of the partition with hash h) cached and the most
+// recently used, in the place of what the index has for h.
+func (s *pcShard) put(h uint64, part pcPart) {
+	i, ok := s.index[h]
+	if ok {
+		s.size -= s.slots[i].part.cost()
+		s.slots[i].part = part
+		s.touch(i)
+	} else {
+		if n := len(s.free); n > 0 {
+			i = s.free[n-1]
+			s.free = s.free[:n-1]
+		} else {
+			i = int32(len(s.slots))
+			s.slots = append(s.slots, pcSlot{})
 		}
-		return
+		s.slots[i] = pcSlot{part: part, hash: h}
+		s.index[h] = i
+		s.pushFront(i)
 	}
-	s.m[n.pp] = n
-	n.prev, n.next = old.prev, old.next
-	n.prev.next, n.next.prev = n, n
-	old.prev, old.next = nil, nil
-	s.size += n.cost() - old.cost()
-	s.evict()
+	s.size += part.cost()
+	for s.size > s.capacity && s.slots[0].prev != 0 {
+		s.remove(s.slots[0].prev)
+	}
 }
 
 // fold applies the data operands of a committed batch to the cached
@@ -307,18 +385,31 @@ type pcOp struct {
 
 // foldPartition folds the operands of partition pp.
 func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
-	s := c.shard(pp)
+	h := c.hash(pp)
+	s := c.shard(h)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.m[string(pp)]
-	if old == nil {
+	if i := s.find(h, pp); i != 0 {
+		old := s.slots[i].part
+		if !committed || old.big {
+			s.remove(i)
+			return
+		}
+		n, ok := foldEntry(old, ops, &s.scratch)
+		switch {
+		case !ok || n.dataLen() > c.maxPart:
+			s.remove(i)
+		case !n.same(&old):
+			s.put(h, n)
+		}
 		return
 	}
-	if !committed || old.big {
-		s.replace(old, nil)
-		return
-	}
-	if old.pending {
+	ph := s.fills[string(pp)]
+	switch {
+	case ph == nil:
+	case !committed:
+		delete(s.fills, ph.pp)
+	default:
 		// The fill in progress folds them (copies: the batch is reused).
 		buf := make([]byte, 0, opsBytes(ops))
 		for _, op := range ops {
@@ -326,23 +417,17 @@ func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
 			buf = append(buf, op.k...)
 			v := len(buf)
 			buf = append(buf, op.v...)
-			old.ops = append(old.ops, pcOp{k: buf[k:v:v], v: buf[v:len(buf):len(buf)], merge: op.merge})
+			ph.ops = append(ph.ops, pcOp{k: buf[k:v:v], v: buf[v:len(buf):len(buf)], merge: op.merge})
 		}
-		return
 	}
-	n, ok := foldEntry(old, ops)
-	if !ok || len(n.data) > c.maxPart {
-		n = nil
-	}
-	s.replace(old, n)
 }
 
-// foldEntry returns old with ops merged in; ok is false when the result
-// cannot be told without the commit order (a tie).
-func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
+// foldEntry returns old with ops merged in, built in b; ok is false when
+// the result cannot be told without the commit order (a tie).
+func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (pcPart, bool) {
 	for _, op := range ops {
 		if !op.merge {
-			return nil, false
+			return pcPart{}, false
 		}
 	}
 	if len(ops) == 1 {
@@ -353,19 +438,15 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 	if len(ops) > 1 {
 		slices.SortStableFunc(ops, func(a, b pcOp) int { return bytes.Compare(a.k, b.k) })
 	}
-	n := &pcEntry{
-		pp:   old.pp,
-		data: make([]byte, 0, len(old.data)+opsBytes(ops)),
-		ends: make([]uint32, 0, len(old.ends)+2*len(ops)),
-	}
+	b.reset()
 	// Entries hold keys without the partition prefix (every op's key has
 	// it).
-	sfx := func(j int) []byte { return ops[j].k[len(old.pp):] }
+	sfx := func(j int) []byte { return ops[j].k[old.pp:] }
 	i, j := 0, 0
 	for i < old.len() || j < len(ops) {
 		switch {
 		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), sfx(j)) < 0):
-			n.add(old.key(i), old.value(i))
+			b.add(old.key(i), old.value(i))
 			i++
 			continue
 		}
@@ -385,25 +466,25 @@ func foldEntry(old *pcEntry, ops []pcOp) (*pcEntry, bool) {
 			}
 			wins, decided := byTimestamp(cur, v)
 			if !decided {
-				return nil, false
+				return pcPart{}, false
 			}
 			if wins {
 				cur = v
 			}
 		}
-		n.add(k, cur)
+		b.add(k, cur)
 	}
-	return n, true
+	return b.part(old.prefix()), true
 }
 
 // foldOne is foldEntry for one operand of a key old has (an update of a
 // stored cell): done is false when the key is not there. An operand that
-// loses leaves old as it is (n == old).
-func foldOne(old *pcEntry, op pcOp) (n *pcEntry, ok, done bool) {
-	k := op.k[len(old.pp):]
+// loses leaves old as it is (n is old).
+func foldOne(old pcPart, op pcOp) (n pcPart, ok, done bool) {
+	k := op.k[old.pp:]
 	i := old.search(k)
 	if i == old.len() || !bytes.Equal(old.key(i), k) {
-		return nil, false, false
+		return pcPart{}, false, false
 	}
 	cur := old.value(i)
 	if bytes.Equal(cur, op.v) {
@@ -411,19 +492,25 @@ func foldOne(old *pcEntry, op pcOp) (n *pcEntry, ok, done bool) {
 	}
 	switch wins, decided := byTimestamp(cur, op.v); {
 	case !decided:
-		return nil, false, true
+		return pcPart{}, false, true
 	case !wins:
 		return old, true, true
 	}
-	vs, ve := int(old.ends[2*i]), int(old.ends[2*i+1])
+	// The value is replaced in place: the bytes after it and the offsets
+	// from its end on move by delta.
+	vs, ve := old.end(2*i), old.end(2*i+1)
 	delta := len(op.v) - (ve - vs)
-	n = &pcEntry{pp: old.pp, data: make([]byte, 0, len(old.data)+delta), ends: make([]uint32, len(old.ends))}
-	n.data = append(append(append(n.data, old.data[:vs]...), op.v...), old.data[ve:]...)
-	copy(n.ends, old.ends[:2*i+1])
-	for j := 2*i + 1; j < len(old.ends); j++ {
-		n.ends[j] = uint32(int(old.ends[j]) + delta)
+	data := int(old.data) + delta
+	buf := make([]byte, data+len(old.buf)-int(old.data))
+	copy(buf, old.buf[:vs])
+	copy(buf[vs:], op.v)
+	copy(buf[vs+len(op.v):], old.buf[ve:old.data])
+	ends := buf[data:]
+	copy(ends, old.buf[old.data:])
+	for j := 2*i + 1; j < 2*old.len(); j++ {
+		binary.LittleEndian.PutUint32(ends[4*j:], uint32(old.end(j)+delta))
 	}
-	return n, true, true
+	return pcPart{buf: buf, pp: old.pp, data: uint32(data)}, true, true
 }
 
 func opsBytes(ops []pcOp) int {
@@ -436,10 +523,13 @@ func opsBytes(ops []pcOp) int {
 
 // drop removes partition pp or its placeholder (Purge, after its commit).
 func (c *partitionCache) drop(pp []byte) {
-	s := c.shard(pp)
+	h := c.hash(pp)
+	s := c.shard(h)
 	s.mu.Lock()
-	if e := s.m[string(pp)]; e != nil {
-		s.remove(e)
+	if i := s.find(h, pp); i != 0 {
+		s.remove(i)
+	} else {
+		delete(s.fills, string(pp))
 	}
 	s.mu.Unlock()
 }
@@ -450,8 +540,11 @@ func (c *partitionCache) clear() {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		clear(s.m)
-		s.lru.next, s.lru.prev = &s.lru, &s.lru
+		clear(s.index)
+		clear(s.slots)
+		s.slots = s.slots[:1]
+		s.free = s.free[:0]
+		clear(s.fills)
 		s.size = 0
 		s.mu.Unlock()
 	}
@@ -477,7 +570,7 @@ func (p *Pebble) PartitionCacheStats() PartitionCacheStats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		st.Entries += int64(len(s.m))
+		st.Entries += int64(len(s.index) + len(s.fills))
 		st.Bytes += s.size
 		st.Capacity += s.capacity
 		s.mu.Unlock()
@@ -506,7 +599,7 @@ var _ kvIter = (*pebble.Iterator)(nil)
 // seek). Entries hold their keys without the partition prefix; Key
 // rebuilds the whole key in kb (valid until the next move, as Pebble's).
 type entryIter struct {
-	e   *pcEntry
+	e   pcPart
 	pos int
 	kb  []byte
 }
@@ -515,10 +608,10 @@ var _ kvIter = (*entryIter)(nil)
 
 // search returns the index of the first entry >= key.
 func (it *entryIter) search(key []byte) int {
-	pp := it.e.pp
-	if len(key) < len(pp) || string(key[:len(pp)]) != pp {
+	pp := it.e.prefix()
+	if !bytes.HasPrefix(key, pp) {
 		// Every entry starts with pp: key is before or after them all.
-		if string(key) < pp {
+		if bytes.Compare(key, pp) < 0 {
 			return 0
 		}
 		return it.e.len()
@@ -546,7 +639,7 @@ func (it *entryIter) Prev() bool {
 
 func (it *entryIter) Valid() bool { return it.pos >= 0 && it.pos < it.e.len() }
 func (it *entryIter) Key() []byte {
-	it.kb = append(append(it.kb[:0], it.e.pp...), it.e.key(it.pos)...)
+	it.kb = append(append(it.kb[:0], it.e.prefix()...), it.e.key(it.pos)...)
 	return it.kb
 }
 
@@ -554,24 +647,22 @@ func (it *entryIter) ValueAndErr() ([]byte, error) { return it.e.value(it.pos), 
 func (it *entryIter) Error() error                 { return nil }
 
 // fill reads the partition pp from it (bounded to the partition) into a
-// new entry; a partition over maxPart bytes gives a big entry. The entry is
-// built in scratch (a reader's, reused) and copied at its exact size:
-// entries stay for long, and growing them by appending cost twice their
-// size in garbage.
-func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, scratch *pcEntry) (*pcEntry, error) {
-	scratch.data, scratch.ends = scratch.data[:0], scratch.ends[:0]
+// new part; a partition over maxPart bytes gives a big part. The part is
+// built in scratch (a reader's, reused) and copied at its exact size.
+func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, scratch *pcBuilder) (pcPart, error) {
+	scratch.reset()
 	for valid := it.SeekPrefixGE(pp); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			return nil, err
+			return pcPart{}, err
 		}
 		scratch.add(it.Key()[len(pp):], v)
 		if len(scratch.data) > c.maxPart {
-			return &pcEntry{pp: string(pp), big: true}, it.Error()
+			return bigPart(pp), it.Error()
 		}
 	}
 	if err := it.Error(); err != nil {
-		return nil, err
+		return pcPart{}, err
 	}
-	return &pcEntry{pp: string(pp), data: slices.Clone(scratch.data), ends: slices.Clone(scratch.ends)}, nil
+	return scratch.part(pp), nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"sync"
 	"testing"
 
@@ -25,12 +24,18 @@ func openTest(t *testing.T, opts Options) *Pebble {
 	return p
 }
 
-// peek returns the cache's entry for pp (nil when none).
-func (c *partitionCache) peek(pp []byte) *pcEntry {
-	s := c.shard(pp)
+// peek returns the cached partition pp (nil when not cached; a fill in
+// progress is not).
+func (c *partitionCache) peek(pp []byte) *pcPart {
+	h := c.hash(pp)
+	s := c.shard(h)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[string(pp)]
+	if i := s.find(h, pp); i != 0 {
+		e := s.slots[i].part
+		return &e
+	}
+	return nil
 }
 
 // vOf returns the value of v in the single row of a point read, or -1.
@@ -72,7 +77,7 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 		t.Fatalf("v = %d, want 1", got)
 	}
 	write(20, 2)
-	if e2 := p.pc.peek(pp); e2 == nil || e2 == e {
+	if e2 := p.pc.peek(pp); e2 == nil || e2.same(e) {
 		t.Fatal("newer write not folded in")
 	}
 	if got := read(); got != 2 {
@@ -250,7 +255,7 @@ func TestPartitionCacheFillRace(t *testing.T) {
 		t.Fatalf("v = %d, want 1 or 2", got)
 	}
 	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1))
-	if e := p.pc.peek(pp); e == nil || e.pending {
+	if e := p.pc.peek(pp); e == nil {
 		t.Fatalf("fill not published: %+v", e)
 	}
 	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 {
@@ -270,6 +275,52 @@ func TestPartitionCacheFillRace(t *testing.T) {
 	}
 }
 
+// TestPartitionCacheShard checks a shard's slots: LRU eviction, reuse of
+// freed slots, and two prefixes with one hash (the second replaces the
+// first, and neither is mistaken for the other).
+func TestPartitionCacheShard(t *testing.T) {
+	part := func(pp string) pcPart {
+		var b pcBuilder
+		b.add([]byte("k"), bytes.Repeat([]byte("v"), 100))
+		return b.part([]byte(pp))
+	}
+	p0 := part("p0")
+	cost := p0.cost()
+	var s pcShard
+	s.index = make(map[uint64]int32)
+	s.slots = make([]pcSlot, 1)
+	s.fills = make(map[string]*pcFill)
+	s.capacity = 3 * cost
+	for i := range 3 {
+		s.put(uint64(i), part(fmt.Sprint("p", i)))
+	}
+	s.touch(s.find(0, []byte("p0"))) // p1 is now the least recently used
+	s.put(3, part("p3"))
+	if s.find(1, []byte("p1")) != 0 || s.find(0, []byte("p0")) == 0 || s.find(3, []byte("p3")) == 0 {
+		t.Fatalf("eviction: index %v", s.index)
+	}
+	if len(s.slots) != 5 || len(s.free) != 1 || s.size != 3*cost {
+		t.Fatalf("%d slots, %d free (want 5, 1: p3 was put before p1 left), size %d", len(s.slots), len(s.free), s.size)
+	}
+	// "qq" collides with "p2": it takes p2's slot.
+	s.put(2, part("qq"))
+	if s.find(2, []byte("p2")) != 0 || s.find(2, []byte("qq")) == 0 || len(s.index) != 3 || s.size != 3*cost {
+		t.Fatalf("collision: index %v, size %d", s.index, s.size)
+	}
+	// The list is intact: walking it from the front visits every slot.
+	var order []string
+	for i := s.slots[0].next; i != 0; i = s.slots[i].next {
+		order = append(order, string(s.slots[i].part.prefix()))
+	}
+	if want := []string{"qq", "p3", "p0"}; !reflect.DeepEqual(order, want) {
+		t.Fatalf("LRU order %q, want %q", order, want)
+	}
+	s.put(5, part("p5")) // takes the free slot; p0 leaves
+	if len(s.slots) != 5 || s.find(0, []byte("p0")) != 0 || s.find(5, []byte("p5")) == 0 {
+		t.Fatalf("%d slots, index %v", len(s.slots), s.index)
+	}
+}
+
 // TestFoldOne checks foldEntry's one-operand path against its general
 // path (an operand folded twice is folded once).
 func TestFoldOne(t *testing.T) {
@@ -281,19 +332,20 @@ func TestFoldOne(t *testing.T) {
 		return appendCellValue(nil, &c, nil)
 	}
 	for range 2000 {
-		old := &pcEntry{pp: pp}
+		var b pcBuilder
 		n := rng.IntN(6)
 		for i := range n {
-			old.add([]byte{byte(2 * i)}, cell(int64(rng.IntN(5)), int32(rng.IntN(3))))
+			b.add([]byte{byte(2 * i)}, cell(int64(rng.IntN(5)), int32(rng.IntN(3))))
 		}
+		old := b.part([]byte(pp))
 		op := pcOp{k: append([]byte(pp), byte(rng.IntN(2*n+1))), v: cell(int64(rng.IntN(5)), int32(rng.IntN(3))), merge: true}
-		fast, okFast := foldEntry(old, []pcOp{op})
-		slow, okSlow := foldEntry(old, []pcOp{op, op})
+		fast, okFast := foldEntry(old, []pcOp{op}, &b)
+		slow, okSlow := foldEntry(old, []pcOp{op, op}, &b)
 		if okFast != okSlow {
 			t.Fatalf("ok %v, general path %v", okFast, okSlow)
 		}
-		if okFast && (!bytes.Equal(fast.data, slow.data) || !slices.Equal(fast.ends, slow.ends)) {
-			t.Fatalf("fold of %x=%x into %x: %x %v, general path %x %v", op.k, op.v, old.data, fast.data, fast.ends, slow.data, slow.ends)
+		if okFast && !bytes.Equal(fast.buf, slow.buf) {
+			t.Fatalf("fold of %x=%x into %x: %x, general path %x", op.k, op.v, old.buf, fast.buf, slow.buf)
 		}
 	}
 }

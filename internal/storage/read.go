@@ -184,9 +184,9 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 // the partition is too large to cache or being filled by another read (the
 // caller reads Pebble).
 func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
-	e, ph := p.pc.lookup(pp)
+	e, ok, ph := p.pc.lookup(pp)
 	switch {
-	case e != nil && !e.big:
+	case ok && !e.big:
 		p.pc.hits.Add(1)
 	case ph != nil:
 		p.pc.misses.Add(1)
@@ -203,24 +203,24 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 	// The iterator lives in the reader (no allocation for the interface).
 	ei := &r.ei
 	*ei = entryIter{e: e, kb: r.ckBuf[:0]}
-	defer func() { r.ckBuf, ei.e = ei.kb, nil }()
+	defer func() { r.ckBuf, ei.e = ei.kb, pcPart{} }()
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
 	if r.whole {
 		// Every value may be returned: one arena chunk for them all
 		// instead of doubling ones (the entry's size bounds them).
-		r.reserve(len(cmd.Key) + len(e.data))
+		r.reserve(len(cmd.Key) + e.dataLen())
 	}
 	return true, r.readPartition(ei, pp, r.copyBytes(cmd.Key), cmd.Token)
 }
 
 // fillCached reads partition pp for placeholder ph and publishes it.
-func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcEntry) (*pcEntry, error) {
+func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcFill) (pcPart, error) {
 	it, err := p.db.NewIter(&r.iterOpts)
 	if err != nil {
 		p.pc.abandon(ph)
-		return nil, err
+		return pcPart{}, err
 	}
 	e, err := p.pc.fill(it, pp, &r.fillBuf)
 	if cerr := it.Close(); err == nil {
@@ -228,7 +228,7 @@ func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcEntry) (*pcEntry, 
 	}
 	if err != nil {
 		p.pc.abandon(ph)
-		return nil, err
+		return pcPart{}, err
 	}
 	if p.pc.afterFill != nil {
 		p.pc.afterFill()
@@ -373,7 +373,7 @@ type pebbleReader struct {
 	ppBuf, upBuf []byte
 	ckBuf        []byte    // the cached partition iterator's keys
 	ei           entryIter // the cached partition iterator (pcache.go)
-	fillBuf      pcEntry   // room for building a cache entry (partitionCache.fill)
+	fillBuf      pcBuilder // room for building a cache entry (partitionCache.fill)
 	bndBuf       []byte
 	iterOpts     pebble.IterOptions
 	sbuf         []byte
@@ -472,7 +472,7 @@ func (r *pebbleReader) release() {
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
 		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
 		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], ckBuf: r.ckBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
-		fillBuf: pcEntry{data: r.fillBuf.data[:0], ends: r.fillBuf.ends[:0]},
+		fillBuf: pcBuilder{data: r.fillBuf.data[:0], ends: r.fillBuf.ends[:0]},
 	}
 	readerPool.Put(r)
 }
