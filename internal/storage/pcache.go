@@ -55,27 +55,35 @@ import (
 // remembered as such (a small entry) so that its reads go to Pebble
 // directly. Memory is bounded by an LRU per shard.
 //
-// Layout: the cache is built to cost the garbage collector little. A
-// cached partition is one allocation without pointers (pcPart.buf: its
-// prefix, its keys and values, their offsets), held by a slot in its
-// shard's slice of slots (values, linked into the LRU list by index), and
-// found through a map from the prefix's 64-bit hash to the slot (a map
-// without pointers, which the collector does not scan). Marking the cache
-// thus visits one pointer and one object per partition. With a pointer per
-// entry, key, value, offsets and list link, a 130 MB cache of YCSB records
-// made every collection cycle spend 25-50 ms marking, a core's worth of
-// CPU taken from request handling in that time, and the cycles were where
-// the open-loop tail latency came from (docs/benchmarks.md). Fills in
-// progress (placeholders, with the operands folded into them) are few and
+// Layout: the cache is built so that the garbage collector has almost
+// nothing to mark in it. A cached partition's bytes (its prefix, its keys
+// and values, their offsets: pcPart) are stored back to back in large
+// chunks; its slot, in the shard's slice of slots, says where, and links
+// it into the LRU list by index; a map from the prefix's 64-bit hash finds
+// the slot. Slots and map hold no pointers, so the collector neither scans
+// them nor marks anything per partition: a shard is a few chunks to it.
+// Bytes in a chunk are written once and never changed: a write stores the
+// new version of a partition at the end of the current chunk, and a chunk
+// whose live bytes fall under three quarters of it is compacted (its live
+// parts are copied to the current chunk and it is let go); a reader that
+// still holds a part of it keeps it alive. With a pointer per entry, key,
+// value, offsets and list link, a 130 MB cache of YCSB records made every
+// collection cycle spend 28-68 ms (50-80 ms of CPU) marking, a core's
+// worth of CPU taken from request handling, and the cycles were where the
+// open-loop tail latency came from (docs/benchmarks.md). Fills in progress
+// (placeholders, with the operands folded into them) are few and
 // short-lived, and are ordinary objects in a map of their own.
 
 const (
 	pcShards = 32
 	// pcMaxPartition is the largest partition kept (keys and values).
 	pcMaxPartition = 16 << 10
-	// pcEntryOverhead is what an entry costs beyond its bytes (slot,
-	// index entry, allocation rounding).
-	pcEntryOverhead = 128
+	// pcEntryOverhead is what an entry costs beyond its bytes (slot and
+	// index entry).
+	pcEntryOverhead = 64
+	// pcChunkMin and pcChunkMax bound the size of a shard's chunks (a
+	// sixteenth of the shard's capacity).
+	pcChunkMin, pcChunkMax = 16 << 10, 1 << 20
 )
 
 type partitionCache struct {
@@ -101,6 +109,14 @@ type pcShard struct {
 	// unused slots.
 	slots []pcSlot
 	free  []int32
+	// chunks hold the parts' bytes; live counts the bytes of each that
+	// slots use. cur is the chunk being filled (-1: none); a nil chunk is
+	// unused (listed in freeChunks).
+	chunks     [][]byte
+	live       []int
+	freeChunks []int32
+	cur        int32
+	chunkSize  int
 	// fills are the placeholders of fills in progress, by prefix; a
 	// partition has a placeholder only while it is not cached.
 	fills map[string]*pcFill
@@ -110,17 +126,21 @@ type pcShard struct {
 	_              [64]byte // keep shards' locks on their own cache lines
 }
 
+// pcSlot is a cached partition: its part is chunks[chunk][off:off+n].
 type pcSlot struct {
-	part       pcPart
+	chunk      int32
+	off, n     uint32
+	pp, data   uint32 // pcPart's
+	big        bool
 	hash       uint64
 	prev, next int32
 }
 
-// pcPart is a cached partition: buf holds its prefix (pp bytes), then its
+// pcPart is a cached partition's bytes: its prefix (pp bytes), then its
 // keys (without the prefix) and values back to back (up to data), then
 // the offsets in buf where each key and value ends (uint32, little
-// endian). Its bytes never change once built (a write replaces the part),
-// so readers use a copy of the pcPart without the lock.
+// endian). The bytes never change (a write stores a new part), so readers
+// use a pcPart without the lock.
 type pcPart struct {
 	buf      []byte
 	pp, data uint32
@@ -140,13 +160,18 @@ type pcFill struct {
 func newPartitionCache(capacity int64) *partitionCache {
 	c := &partitionCache{seed: maphash.MakeSeed(), maxPart: int(min(pcMaxPartition, capacity/pcShards/4))}
 	for i := range c.shards {
-		s := &c.shards[i]
-		s.index = make(map[uint64]int32)
-		s.slots = make([]pcSlot, 1)
-		s.fills = make(map[string]*pcFill)
-		s.capacity = capacity / pcShards
+		c.shards[i].init(capacity / pcShards)
 	}
 	return c
+}
+
+func (s *pcShard) init(capacity int64) {
+	s.index = make(map[uint64]int32)
+	s.slots = make([]pcSlot, 1)
+	s.fills = make(map[string]*pcFill)
+	s.capacity = capacity
+	s.chunkSize = int(min(max(capacity/16, pcChunkMin), pcChunkMax))
+	s.cur = -1
 }
 
 func (e *pcPart) prefix() []byte { return e.buf[:e.pp:e.pp] }
@@ -181,24 +206,16 @@ func (e *pcPart) search(sfx []byte) int {
 	return sort.Search(e.len(), func(i int) bool { return bytes.Compare(e.key(i), sfx) >= 0 })
 }
 
-func (e *pcPart) cost() int64 { return int64(cap(e.buf)) + pcEntryOverhead }
-
-// same tells whether e and o are the same part (not merely equal).
-func (e *pcPart) same(o *pcPart) bool { return &e.buf[0] == &o.buf[0] }
-
-// bigPart returns the entry of a partition too large to keep.
-func bigPart(pp []byte) pcPart {
-	return pcPart{buf: slices.Clone(pp), pp: uint32(len(pp)), data: uint32(len(pp)), big: true}
-}
-
 // pcBuilder builds a part's keys and values (a reader's scratch for
 // fills, a shard's for folds).
 type pcBuilder struct {
 	data []byte
 	ends []uint32 // ends[2i]: end of key i in data; ends[2i+1]: of value i
+	// big marks a partition too large to keep (fill).
+	big bool
 }
 
-func (b *pcBuilder) reset() { b.data, b.ends = b.data[:0], b.ends[:0] }
+func (b *pcBuilder) reset() { b.data, b.ends, b.big = b.data[:0], b.ends[:0], false }
 
 // add appends an entry (keys in increasing order).
 func (b *pcBuilder) add(k, v []byte) {
@@ -208,18 +225,31 @@ func (b *pcBuilder) add(k, v []byte) {
 	b.ends = append(b.ends, uint32(len(b.data)))
 }
 
-// part copies what was built into a part of partition pp, at its exact
-// size: parts stay for long.
-func (b *pcBuilder) part(pp []byte) pcPart {
-	data := len(pp) + len(b.data)
-	buf := make([]byte, data+4*len(b.ends))
+// size is the size of the part of partition pp.
+func (b *pcBuilder) size(pp []byte) int {
+	if b.big {
+		return len(pp)
+	}
+	return len(pp) + len(b.data) + 4*len(b.ends)
+}
+
+// write writes the part of partition pp to buf (of b.size(pp) bytes).
+func (b *pcBuilder) write(buf, pp []byte) pcPart {
 	copy(buf, pp)
+	if b.big {
+		return pcPart{buf: buf, pp: uint32(len(pp)), data: uint32(len(pp)), big: true}
+	}
+	data := len(pp) + len(b.data)
 	copy(buf[len(pp):], b.data)
 	for j, end := range b.ends {
 		binary.LittleEndian.PutUint32(buf[data+4*j:], uint32(len(pp))+end)
 	}
 	return pcPart{buf: buf, pp: uint32(len(pp)), data: uint32(data)}
 }
+
+// part returns the part of partition pp in memory of its own (a fill that
+// is not published).
+func (b *pcBuilder) part(pp []byte) pcPart { return b.write(make([]byte, b.size(pp)), pp) }
 
 func (c *partitionCache) hash(pp []byte) uint64 { return maphash.Bytes(c.seed, pp) }
 
@@ -235,7 +265,7 @@ func (c *partitionCache) lookup(pp []byte) (e pcPart, ok bool, placeholder *pcFi
 	defer s.mu.Unlock()
 	if i := s.find(h, pp); i != 0 {
 		s.touch(i)
-		return s.slots[i].part, true, nil
+		return s.part(i), true, nil
 	}
 	if s.fills[string(pp)] != nil {
 		return pcPart{}, false, nil
@@ -245,29 +275,32 @@ func (c *partitionCache) lookup(pp []byte) (e pcPart, ok bool, placeholder *pcFi
 	return pcPart{}, false, ph
 }
 
-// complete publishes n, read for placeholder ph, with the operands folded
-// into ph meanwhile; it returns what the reader should read (n, or n with
-// the operands).
-func (c *partitionCache) complete(ph *pcFill, n pcPart) pcPart {
+// complete publishes partition pp, which b holds, read for placeholder ph, with
+// the operands folded into ph meanwhile; it returns what the reader should
+// read (that partition, with the operands).
+func (c *partitionCache) complete(ph *pcFill, pp []byte, b *pcBuilder) pcPart {
 	s := c.shard(ph.hash)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fills[ph.pp] != ph {
-		return n // dropped meanwhile: n is a snapshot, right for this read
+		return b.part(pp) // dropped meanwhile: b is a snapshot, right for this read
 	}
 	delete(s.fills, ph.pp)
-	if len(ph.ops) > 0 && !n.big {
-		f, ok := foldEntry(n, ph.ops, &s.scratch)
-		if !ok {
-			return n
-		}
-		if f.dataLen() > c.maxPart {
-			f = bigPart(n.prefix())
-		}
-		n = f
+	n := s.put(ph.hash, pp, b)
+	if len(ph.ops) == 0 || n.big {
+		return n
 	}
-	s.put(ph.hash, n)
-	return n
+	changed, ok := foldEntry(n, ph.ops, &s.scratch)
+	switch {
+	case !ok:
+		s.drop(ph.hash, pp)
+		return n
+	case !changed:
+		return n
+	case len(s.scratch.data) > c.maxPart:
+		s.scratch.big = true
+	}
+	return s.put(ph.hash, pp, &s.scratch)
 }
 
 // abandon removes placeholder ph (the fill failed).
@@ -282,10 +315,19 @@ func (c *partitionCache) abandon(ph *pcFill) {
 
 // find returns the slot of partition pp (hash h), or 0.
 func (s *pcShard) find(h uint64, pp []byte) int32 {
-	if i, ok := s.index[h]; ok && bytes.Equal(s.slots[i].part.prefix(), pp) {
-		return i
+	if i, ok := s.index[h]; ok {
+		if p := s.part(i); bytes.Equal(p.prefix(), pp) {
+			return i
+		}
 	}
 	return 0
+}
+
+// part returns the part of slot i.
+func (s *pcShard) part(i int32) pcPart {
+	sl := &s.slots[i]
+	end := sl.off + sl.n
+	return pcPart{buf: s.chunks[sl.chunk][sl.off:end:end], pp: sl.pp, data: sl.data, big: sl.big}
 }
 
 func (s *pcShard) unlink(i int32) {
@@ -309,39 +351,111 @@ func (s *pcShard) touch(i int32) {
 	}
 }
 
+func (s *pcShard) cost(i int32) int64 { return int64(s.slots[i].n) + pcEntryOverhead }
+
 // remove empties slot i.
 func (s *pcShard) remove(i int32) {
 	s.unlink(i)
-	s.size -= s.slots[i].part.cost()
+	s.size -= s.cost(i)
 	delete(s.index, s.slots[i].hash)
+	sl := s.slots[i]
 	s.slots[i] = pcSlot{}
 	s.free = append(s.free, i)
+	s.release(sl.chunk, int(sl.n))
 }
 
-// put makes part (of the partition with hash h) cached and the most
-// recently used, in the place of what the index has for h.
-func (s *pcShard) put(h uint64, part pcPart) {
+// drop removes partition pp (hash h) if it is cached.
+func (s *pcShard) drop(h uint64, pp []byte) {
+	if i := s.find(h, pp); i != 0 {
+		s.remove(i)
+	}
+}
+
+// put stores the part b holds of partition pp (hash h) and makes it cached
+// and the most recently used, in the place of what the index has for h; it
+// returns the stored part.
+func (s *pcShard) put(h uint64, pp []byte, b *pcBuilder) pcPart {
+	n := b.size(pp)
+	chunk, off, buf := s.alloc(n)
+	part := b.write(buf, pp)
+	sl := pcSlot{chunk: chunk, off: off, n: uint32(n), pp: part.pp, data: part.data, big: part.big, hash: h}
 	i, ok := s.index[h]
 	if ok {
-		s.size -= s.slots[i].part.cost()
-		s.slots[i].part = part
+		old := s.slots[i]
+		s.size -= s.cost(i)
+		sl.prev, sl.next = old.prev, old.next
+		s.slots[i] = sl
 		s.touch(i)
+		s.release(old.chunk, int(old.n))
 	} else {
-		if n := len(s.free); n > 0 {
-			i = s.free[n-1]
-			s.free = s.free[:n-1]
+		if k := len(s.free); k > 0 {
+			i = s.free[k-1]
+			s.free = s.free[:k-1]
 		} else {
 			i = int32(len(s.slots))
 			s.slots = append(s.slots, pcSlot{})
 		}
-		s.slots[i] = pcSlot{part: part, hash: h}
+		s.slots[i] = sl
 		s.index[h] = i
 		s.pushFront(i)
 	}
-	s.size += part.cost()
+	s.size += s.cost(i)
 	for s.size > s.capacity && s.slots[0].prev != 0 {
 		s.remove(s.slots[0].prev)
 	}
+	return part
+}
+
+// alloc returns n bytes at the end of the current chunk, starting a new
+// chunk when they do not fit.
+func (s *pcShard) alloc(n int) (chunk int32, off uint32, buf []byte) {
+	if s.cur < 0 || cap(s.chunks[s.cur])-len(s.chunks[s.cur]) < n {
+		s.cur = s.newChunk(max(n, s.chunkSize))
+	}
+	c := s.chunks[s.cur]
+	start := len(c)
+	c = c[:start+n]
+	s.chunks[s.cur] = c
+	s.live[s.cur] += n
+	return s.cur, uint32(start), c[start : start+n : start+n]
+}
+
+func (s *pcShard) newChunk(size int) int32 {
+	c := make([]byte, 0, size)
+	if k := len(s.freeChunks); k > 0 {
+		i := s.freeChunks[k-1]
+		s.freeChunks = s.freeChunks[:k-1]
+		s.chunks[i], s.live[i] = c, 0
+		return i
+	}
+	s.chunks = append(s.chunks, c)
+	s.live = append(s.live, 0)
+	return int32(len(s.chunks) - 1)
+}
+
+// release records that n bytes of chunk c are no longer used, and
+// compacts the chunk (other than the current one) once less than three
+// quarters of it is.
+func (s *pcShard) release(c int32, n int) {
+	s.live[c] -= n
+	if c == s.cur || 4*s.live[c] >= 3*len(s.chunks[c]) {
+		return
+	}
+	// Copy the chunk's live parts to the current chunk (alloc never picks
+	// c: it is neither current nor free) and let it go.
+	for i := 1; i < len(s.slots) && s.live[c] > 0; i++ {
+		sl := &s.slots[i]
+		if sl.n == 0 || sl.chunk != c {
+			continue
+		}
+		src := s.chunks[c][sl.off : sl.off+sl.n]
+		chunk, off, buf := s.alloc(int(sl.n))
+		copy(buf, src)
+		s.live[c] -= int(sl.n)
+		sl.chunk, sl.off = chunk, off
+	}
+	s.chunks[c], s.live[c] = nil, 0
+	s.freeChunks = append(s.freeChunks, c)
 }
 
 // fold applies the data operands of a committed batch to the cached
@@ -390,17 +504,16 @@ func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := s.find(h, pp); i != 0 {
-		old := s.slots[i].part
+		old := s.part(i)
 		if !committed || old.big {
 			s.remove(i)
 			return
 		}
-		n, ok := foldEntry(old, ops, &s.scratch)
-		switch {
-		case !ok || n.dataLen() > c.maxPart:
+		switch changed, ok := foldEntry(old, ops, &s.scratch); {
+		case !ok || changed && len(s.scratch.data) > c.maxPart:
 			s.remove(i)
-		case !n.same(&old):
-			s.put(h, n)
+		case changed:
+			s.put(h, pp, &s.scratch)
 		}
 		return
 	}
@@ -422,17 +535,18 @@ func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
 	}
 }
 
-// foldEntry returns old with ops merged in, built in b; ok is false when
-// the result cannot be told without the commit order (a tie).
-func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (pcPart, bool) {
+// foldEntry builds old with ops merged in, in b; changed is false when
+// every operand loses (b is then unused), ok is false when the result
+// cannot be told without the commit order (a tie).
+func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 	for _, op := range ops {
 		if !op.merge {
-			return pcPart{}, false
+			return false, false
 		}
 	}
 	if len(ops) == 1 {
-		if n, ok, done := foldOne(old, ops[0]); done {
-			return n, ok
+		if changed, ok, done := foldOne(old, ops[0], b); done {
+			return changed, ok
 		}
 	}
 	if len(ops) > 1 {
@@ -466,7 +580,7 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (pcPart, bool) {
 			}
 			wins, decided := byTimestamp(cur, v)
 			if !decided {
-				return pcPart{}, false
+				return false, false
 			}
 			if wins {
 				cur = v
@@ -474,43 +588,41 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (pcPart, bool) {
 		}
 		b.add(k, cur)
 	}
-	return b.part(old.prefix()), true
+	return true, true
 }
 
 // foldOne is foldEntry for one operand of a key old has (an update of a
-// stored cell): done is false when the key is not there. An operand that
-// loses leaves old as it is (n is old).
-func foldOne(old pcPart, op pcOp) (n pcPart, ok, done bool) {
+// stored cell): done is false when the key is not there.
+func foldOne(old pcPart, op pcOp, b *pcBuilder) (changed, ok, done bool) {
 	k := op.k[old.pp:]
 	i := old.search(k)
 	if i == old.len() || !bytes.Equal(old.key(i), k) {
-		return pcPart{}, false, false
+		return false, false, false
 	}
 	cur := old.value(i)
 	if bytes.Equal(cur, op.v) {
-		return old, true, true
+		return false, true, true
 	}
 	switch wins, decided := byTimestamp(cur, op.v); {
 	case !decided:
-		return pcPart{}, false, true
+		return false, false, true
 	case !wins:
-		return old, true, true
+		return false, true, true
 	}
-	// The value is replaced in place: the bytes after it and the offsets
-	// from its end on move by delta.
+	// The value is replaced: the bytes after it and the offsets from its
+	// end on move by delta.
+	b.reset()
 	vs, ve := old.end(2*i), old.end(2*i+1)
 	delta := len(op.v) - (ve - vs)
-	data := int(old.data) + delta
-	buf := make([]byte, data+len(old.buf)-int(old.data))
-	copy(buf, old.buf[:vs])
-	copy(buf[vs:], op.v)
-	copy(buf[vs+len(op.v):], old.buf[ve:old.data])
-	ends := buf[data:]
-	copy(ends, old.buf[old.data:])
-	for j := 2*i + 1; j < 2*old.len(); j++ {
-		binary.LittleEndian.PutUint32(ends[4*j:], uint32(old.end(j)+delta))
+	b.data = append(append(append(b.data, old.buf[old.pp:vs]...), op.v...), old.buf[ve:old.data]...)
+	for j := range 2 * old.len() {
+		end := old.end(j) - int(old.pp)
+		if j > 2*i {
+			end += delta
+		}
+		b.ends = append(b.ends, uint32(end))
 	}
-	return pcPart{buf: buf, pp: old.pp, data: uint32(data)}, true, true
+	return true, true, true
 }
 
 func opsBytes(ops []pcOp) int {
@@ -544,6 +656,8 @@ func (c *partitionCache) clear() {
 		clear(s.slots)
 		s.slots = s.slots[:1]
 		s.free = s.free[:0]
+		clear(s.chunks)
+		s.chunks, s.live, s.freeChunks, s.cur = s.chunks[:0], s.live[:0], s.freeChunks[:0], -1
 		clear(s.fills)
 		s.size = 0
 		s.mu.Unlock()
@@ -646,23 +760,21 @@ func (it *entryIter) Key() []byte {
 func (it *entryIter) ValueAndErr() ([]byte, error) { return it.e.value(it.pos), nil }
 func (it *entryIter) Error() error                 { return nil }
 
-// fill reads the partition pp from it (bounded to the partition) into a
-// new part; a partition over maxPart bytes gives a big part. The part is
-// built in scratch (a reader's, reused) and copied at its exact size.
-func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, scratch *pcBuilder) (pcPart, error) {
-	scratch.reset()
+// fill reads the partition pp from it (bounded to the partition) into b
+// (a reader's scratch); a partition over maxPart bytes is marked big.
+func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, b *pcBuilder) error {
+	b.reset()
 	for valid := it.SeekPrefixGE(pp); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			return pcPart{}, err
+			return err
 		}
-		scratch.add(it.Key()[len(pp):], v)
-		if len(scratch.data) > c.maxPart {
-			return bigPart(pp), it.Error()
+		b.add(it.Key()[len(pp):], v)
+		if len(b.data) > c.maxPart {
+			b.reset()
+			b.big = true
+			break
 		}
 	}
-	if err := it.Error(); err != nil {
-		return pcPart{}, err
-	}
-	return scratch.part(pp), nil
+	return it.Error()
 }

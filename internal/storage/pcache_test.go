@@ -32,7 +32,7 @@ func (c *partitionCache) peek(pp []byte) *pcPart {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := s.find(h, pp); i != 0 {
-		e := s.slots[i].part
+		e := s.part(i)
 		return &e
 	}
 	return nil
@@ -77,7 +77,7 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 		t.Fatalf("v = %d, want 1", got)
 	}
 	write(20, 2)
-	if e2 := p.pc.peek(pp); e2 == nil || e2.same(e) {
+	if e2 := p.pc.peek(pp); e2 == nil || &e2.buf[0] == &e.buf[0] {
 		t.Fatal("newer write not folded in")
 	}
 	if got := read(); got != 2 {
@@ -279,23 +279,17 @@ func TestPartitionCacheFillRace(t *testing.T) {
 // freed slots, and two prefixes with one hash (the second replaces the
 // first, and neither is mistaken for the other).
 func TestPartitionCacheShard(t *testing.T) {
-	part := func(pp string) pcPart {
-		var b pcBuilder
-		b.add([]byte("k"), bytes.Repeat([]byte("v"), 100))
-		return b.part([]byte(pp))
-	}
-	p0 := part("p0")
-	cost := p0.cost()
+	var b pcBuilder
+	b.add([]byte("k"), bytes.Repeat([]byte("v"), 100))
+	cost := int64(b.size([]byte("p0"))) + pcEntryOverhead
 	var s pcShard
-	s.index = make(map[uint64]int32)
-	s.slots = make([]pcSlot, 1)
-	s.fills = make(map[string]*pcFill)
-	s.capacity = 3 * cost
+	s.init(3 * cost)
+	put := func(h uint64, pp string) { s.put(h, []byte(pp), &b) }
 	for i := range 3 {
-		s.put(uint64(i), part(fmt.Sprint("p", i)))
+		put(uint64(i), fmt.Sprint("p", i))
 	}
 	s.touch(s.find(0, []byte("p0"))) // p1 is now the least recently used
-	s.put(3, part("p3"))
+	put(3, "p3")
 	if s.find(1, []byte("p1")) != 0 || s.find(0, []byte("p0")) == 0 || s.find(3, []byte("p3")) == 0 {
 		t.Fatalf("eviction: index %v", s.index)
 	}
@@ -303,21 +297,69 @@ func TestPartitionCacheShard(t *testing.T) {
 		t.Fatalf("%d slots, %d free (want 5, 1: p3 was put before p1 left), size %d", len(s.slots), len(s.free), s.size)
 	}
 	// "qq" collides with "p2": it takes p2's slot.
-	s.put(2, part("qq"))
+	put(2, "qq")
 	if s.find(2, []byte("p2")) != 0 || s.find(2, []byte("qq")) == 0 || len(s.index) != 3 || s.size != 3*cost {
 		t.Fatalf("collision: index %v, size %d", s.index, s.size)
 	}
 	// The list is intact: walking it from the front visits every slot.
 	var order []string
 	for i := s.slots[0].next; i != 0; i = s.slots[i].next {
-		order = append(order, string(s.slots[i].part.prefix()))
+		p := s.part(i)
+		order = append(order, string(p.prefix()))
 	}
 	if want := []string{"qq", "p3", "p0"}; !reflect.DeepEqual(order, want) {
 		t.Fatalf("LRU order %q, want %q", order, want)
 	}
-	s.put(5, part("p5")) // takes the free slot; p0 leaves
+	put(5, "p5") // takes the free slot; p0 leaves
 	if len(s.slots) != 5 || s.find(0, []byte("p0")) != 0 || s.find(5, []byte("p5")) == 0 {
 		t.Fatalf("%d slots, index %v", len(s.slots), s.index)
+	}
+}
+
+// TestPartitionCacheChunks rewrites partitions many times: chunks are
+// compacted and reused, the shard's memory stays bounded, and every part
+// (those read before a compaction too) keeps its bytes.
+func TestPartitionCacheChunks(t *testing.T) {
+	var s pcShard
+	s.init(64 << 10)
+	rng := rand.New(rand.NewPCG(3, 4))
+	type held struct {
+		part pcPart
+		val  []byte
+	}
+	var views []held
+	var b pcBuilder
+	for n := range 20000 {
+		pp := []byte(fmt.Sprint("p", rng.IntN(40)))
+		val := bytes.Repeat([]byte{byte(n)}, 50+rng.IntN(400))
+		b.reset()
+		b.add([]byte("k"), val)
+		part := s.put(uint64(pp[1])<<8|uint64(pp[len(pp)-1]), pp, &b)
+		if n%100 == 0 {
+			views = append(views, held{part, val})
+		}
+		if i := s.find(uint64(pp[1])<<8|uint64(pp[len(pp)-1]), pp); i == 0 {
+			t.Fatalf("write %d: %s not cached", n, pp)
+		} else if p := s.part(i); !bytes.Equal(p.value(0), val) {
+			t.Fatalf("write %d: %s has %x", n, pp, p.value(0))
+		}
+	}
+	var used, live int
+	for i, c := range s.chunks {
+		used += cap(c)
+		live += s.live[i]
+	}
+	var sum int
+	for i := 1; i < len(s.slots); i++ {
+		sum += int(s.slots[i].n)
+	}
+	if live != sum || used > 3*int(s.capacity) {
+		t.Fatalf("chunks: %d bytes, %d live, slots use %d (capacity %d)", used, live, sum, s.capacity)
+	}
+	for _, v := range views {
+		if !bytes.Equal(v.part.value(0), v.val) {
+			t.Fatal("a part read before its chunk was compacted changed")
+		}
 	}
 }
 
@@ -339,13 +381,23 @@ func TestFoldOne(t *testing.T) {
 		}
 		old := b.part([]byte(pp))
 		op := pcOp{k: append([]byte(pp), byte(rng.IntN(2*n+1))), v: cell(int64(rng.IntN(5)), int32(rng.IntN(3))), merge: true}
-		fast, okFast := foldEntry(old, []pcOp{op}, &b)
-		slow, okSlow := foldEntry(old, []pcOp{op, op}, &b)
+		// The result: old itself when unchanged.
+		result := func(changed bool) []byte {
+			if !changed {
+				return old.buf
+			}
+			p := b.part([]byte(pp))
+			return p.buf
+		}
+		changed, okFast := foldEntry(old, []pcOp{op}, &b)
+		fast := result(changed)
+		changed, okSlow := foldEntry(old, []pcOp{op, op}, &b)
+		slow := result(changed)
 		if okFast != okSlow {
 			t.Fatalf("ok %v, general path %v", okFast, okSlow)
 		}
-		if okFast && !bytes.Equal(fast.buf, slow.buf) {
-			t.Fatalf("fold of %x=%x into %x: %x, general path %x", op.k, op.v, old.buf, fast.buf, slow.buf)
+		if okFast && !bytes.Equal(fast, slow) {
+			t.Fatalf("fold of %x=%x into %x: %x, general path %x", op.k, op.v, old.buf, fast, slow)
 		}
 	}
 }

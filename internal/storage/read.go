@@ -222,7 +222,7 @@ func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcFill) (pcPart, err
 		p.pc.abandon(ph)
 		return pcPart{}, err
 	}
-	e, err := p.pc.fill(it, pp, &r.fillBuf)
+	err = p.pc.fill(it, pp, &r.fillBuf)
 	if cerr := it.Close(); err == nil {
 		err = cerr
 	}
@@ -233,7 +233,7 @@ func (p *Pebble) fillCached(r *pebbleReader, pp []byte, ph *pcFill) (pcPart, err
 	if p.pc.afterFill != nil {
 		p.pc.afterFill()
 	}
-	return p.pc.complete(ph, e), nil
+	return p.pc.complete(ph, pp, &r.fillBuf), nil
 }
 
 type keySegment struct{ lower, upper []byte } // upper nil: end of table
