@@ -81,6 +81,9 @@
 // Options.PartitionCacheSize): the partition's merged entries in memory,
 // kept coherent by Apply, which folds its operands into cached partitions
 // after committing; the reader runs over them as over a Pebble iterator.
+// The cache stores its partitions' bytes in large chunks and indexes them
+// without pointers, so the garbage collector marks a few chunks per shard
+// rather than an object per partition.
 // Point reads of partitions the cache does not keep and known to have no
 // partition deletion, range tombstone or static row position the iterator
 // once (hdrcache.go).
