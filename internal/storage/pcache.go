@@ -64,9 +64,11 @@ import (
 // them nor marks anything per partition: a shard is a few chunks to it.
 // Bytes in a chunk are written once and never changed: a write stores the
 // new version of a partition at the end of the current chunk, and a chunk
-// whose live bytes fall under three quarters of it is compacted (its live
-// parts are copied to the current chunk and it is let go); a reader that
-// still holds a part of it keeps it alive. With a pointer per entry, key,
+// whose live bytes fall under three quarters of it (checked when one of
+// its parts dies and when it stops being current) is compacted: its live
+// parts, found through the chunk's list of slots, are copied to the
+// current chunk and it is let go; a reader that still holds a part of it
+// keeps it alive. With a pointer per entry, key,
 // value, offsets and list link, a 130 MB cache of YCSB records made every
 // collection cycle spend 28-68 ms (50-80 ms of CPU) marking, a core's
 // worth of CPU taken from request handling, and the cycles were where the
@@ -109,12 +111,13 @@ type pcShard struct {
 	// unused slots.
 	slots []pcSlot
 	free  []int32
-	// chunks hold the parts' bytes; live counts the bytes of each that
-	// slots use. cur is the chunk being filled (-1: none); a nil chunk is
-	// unused (listed in freeChunks).
-	chunks     [][]byte
-	live       []int
+	// chunks hold the parts' bytes. cur is the chunk being filled (-1:
+	// none); a chunk without bytes is unused (listed in freeChunks).
+	// retired lists chunks that stopped being current since the last
+	// settle (they may need compacting).
+	chunks     []pcChunk
 	freeChunks []int32
+	retired    []int32
 	cur        int32
 	chunkSize  int
 	// fills are the placeholders of fills in progress, by prefix; a
@@ -126,7 +129,16 @@ type pcShard struct {
 	_              [64]byte // keep shards' locks on their own cache lines
 }
 
-// pcSlot is a cached partition: its part is chunks[chunk][off:off+n].
+// pcChunk is a chunk of parts: live counts the bytes of buf that slots
+// use, slots lists the slots whose parts were stored in it (some have
+// moved or been emptied since).
+type pcChunk struct {
+	buf   []byte
+	live  int
+	slots []int32
+}
+
+// pcSlot is a cached partition: its part is chunks[chunk].buf[off:off+n].
 type pcSlot struct {
 	chunk      int32
 	off, n     uint32
@@ -298,7 +310,9 @@ func (c *partitionCache) complete(ph *pcFill, pp []byte, b *pcBuilder) pcPart {
 	case !changed:
 		return n
 	case len(s.scratch.data) > c.maxPart:
+		s.scratch.reset()
 		s.scratch.big = true
+		defer s.scratch.reset()
 	}
 	return s.put(ph.hash, pp, &s.scratch)
 }
@@ -327,7 +341,7 @@ func (s *pcShard) find(h uint64, pp []byte) int32 {
 func (s *pcShard) part(i int32) pcPart {
 	sl := &s.slots[i]
 	end := sl.off + sl.n
-	return pcPart{buf: s.chunks[sl.chunk][sl.off:end:end], pp: sl.pp, data: sl.data, big: sl.big}
+	return pcPart{buf: s.chunks[sl.chunk].buf[sl.off:end:end], pp: sl.pp, data: sl.data, big: sl.big}
 }
 
 func (s *pcShard) unlink(i int32) {
@@ -362,6 +376,7 @@ func (s *pcShard) remove(i int32) {
 	s.slots[i] = pcSlot{}
 	s.free = append(s.free, i)
 	s.release(sl.chunk, int(sl.n))
+	s.settle()
 }
 
 // drop removes partition pp (hash h) if it is cached.
@@ -375,19 +390,8 @@ func (s *pcShard) drop(h uint64, pp []byte) {
 // and the most recently used, in the place of what the index has for h; it
 // returns the stored part.
 func (s *pcShard) put(h uint64, pp []byte, b *pcBuilder) pcPart {
-	n := b.size(pp)
-	chunk, off, buf := s.alloc(n)
-	part := b.write(buf, pp)
-	sl := pcSlot{chunk: chunk, off: off, n: uint32(n), pp: part.pp, data: part.data, big: part.big, hash: h}
-	i, ok := s.index[h]
-	if ok {
-		old := s.slots[i]
-		s.size -= s.cost(i)
-		sl.prev, sl.next = old.prev, old.next
-		s.slots[i] = sl
-		s.touch(i)
-		s.release(old.chunk, int(old.n))
-	} else {
+	i, replace := s.index[h]
+	if !replace {
 		if k := len(s.free); k > 0 {
 			i = s.free[k-1]
 			s.free = s.free[:k-1]
@@ -395,6 +399,19 @@ func (s *pcShard) put(h uint64, pp []byte, b *pcBuilder) pcPart {
 			i = int32(len(s.slots))
 			s.slots = append(s.slots, pcSlot{})
 		}
+	}
+	n := b.size(pp)
+	chunk, off, buf := s.alloc(n, i)
+	part := b.write(buf, pp)
+	sl := pcSlot{chunk: chunk, off: off, n: uint32(n), pp: part.pp, data: part.data, big: part.big, hash: h}
+	if replace {
+		old := s.slots[i]
+		s.size -= s.cost(i)
+		sl.prev, sl.next = old.prev, old.next
+		s.slots[i] = sl
+		s.touch(i)
+		s.release(old.chunk, int(old.n))
+	} else {
 		s.slots[i] = sl
 		s.index[h] = i
 		s.pushFront(i)
@@ -403,59 +420,74 @@ func (s *pcShard) put(h uint64, pp []byte, b *pcBuilder) pcPart {
 	for s.size > s.capacity && s.slots[0].prev != 0 {
 		s.remove(s.slots[0].prev)
 	}
+	s.settle()
 	return part
 }
 
-// alloc returns n bytes at the end of the current chunk, starting a new
-// chunk when they do not fit.
-func (s *pcShard) alloc(n int) (chunk int32, off uint32, buf []byte) {
-	if s.cur < 0 || cap(s.chunks[s.cur])-len(s.chunks[s.cur]) < n {
+// alloc returns n bytes for slot i at the end of the current chunk,
+// starting a new chunk when they do not fit.
+func (s *pcShard) alloc(n int, i int32) (chunk int32, off uint32, buf []byte) {
+	if s.cur < 0 || cap(s.chunks[s.cur].buf)-len(s.chunks[s.cur].buf) < n {
+		if s.cur >= 0 {
+			s.retired = append(s.retired, s.cur)
+		}
 		s.cur = s.newChunk(max(n, s.chunkSize))
 	}
-	c := s.chunks[s.cur]
-	start := len(c)
-	c = c[:start+n]
-	s.chunks[s.cur] = c
-	s.live[s.cur] += n
-	return s.cur, uint32(start), c[start : start+n : start+n]
+	c := &s.chunks[s.cur]
+	start := len(c.buf)
+	c.buf = c.buf[:start+n]
+	c.live += n
+	c.slots = append(c.slots, i)
+	return s.cur, uint32(start), c.buf[start : start+n : start+n]
 }
 
 func (s *pcShard) newChunk(size int) int32 {
-	c := make([]byte, 0, size)
+	buf := make([]byte, 0, size)
 	if k := len(s.freeChunks); k > 0 {
 		i := s.freeChunks[k-1]
 		s.freeChunks = s.freeChunks[:k-1]
-		s.chunks[i], s.live[i] = c, 0
+		c := &s.chunks[i]
+		c.buf, c.live, c.slots = buf, 0, c.slots[:0]
 		return i
 	}
-	s.chunks = append(s.chunks, c)
-	s.live = append(s.live, 0)
+	s.chunks = append(s.chunks, pcChunk{buf: buf})
 	return int32(len(s.chunks) - 1)
 }
 
 // release records that n bytes of chunk c are no longer used, and
 // compacts the chunk (other than the current one) once less than three
-// quarters of it is.
+// quarters of it is: its live parts are copied to the current chunk (alloc
+// never picks c, which is neither current nor free) and it is let go.
 func (s *pcShard) release(c int32, n int) {
-	s.live[c] -= n
-	if c == s.cur || 4*s.live[c] >= 3*len(s.chunks[c]) {
+	ch := &s.chunks[c]
+	ch.live -= n
+	if c == s.cur || 4*ch.live >= 3*len(ch.buf) {
 		return
 	}
-	// Copy the chunk's live parts to the current chunk (alloc never picks
-	// c: it is neither current nor free) and let it go.
-	for i := 1; i < len(s.slots) && s.live[c] > 0; i++ {
+	list := ch.slots
+	for _, i := range list {
 		sl := &s.slots[i]
 		if sl.n == 0 || sl.chunk != c {
-			continue
+			continue // emptied, or moved (a later version, or listed twice)
 		}
-		src := s.chunks[c][sl.off : sl.off+sl.n]
-		chunk, off, buf := s.alloc(int(sl.n))
+		src := s.chunks[c].buf[sl.off : sl.off+sl.n]
+		chunk, off, buf := s.alloc(int(sl.n), i)
 		copy(buf, src)
-		s.live[c] -= int(sl.n)
+		s.chunks[c].live -= int(sl.n)
 		sl.chunk, sl.off = chunk, off
 	}
-	s.chunks[c], s.live[c] = nil, 0
+	s.chunks[c] = pcChunk{slots: list[:0]}
 	s.freeChunks = append(s.freeChunks, c)
+}
+
+// settle checks the chunks retired since the last settle for compaction
+// (dead bytes may have piled up in a chunk while it was current).
+func (s *pcShard) settle() {
+	for len(s.retired) > 0 {
+		c := s.retired[len(s.retired)-1]
+		s.retired = s.retired[:len(s.retired)-1]
+		s.release(c, 0)
+	}
 }
 
 // fold applies the data operands of a committed batch to the cached
@@ -657,7 +689,7 @@ func (c *partitionCache) clear() {
 		s.slots = s.slots[:1]
 		s.free = s.free[:0]
 		clear(s.chunks)
-		s.chunks, s.live, s.freeChunks, s.cur = s.chunks[:0], s.live[:0], s.freeChunks[:0], -1
+		s.chunks, s.freeChunks, s.retired, s.cur = s.chunks[:0], s.freeChunks[:0], s.retired[:0], -1
 		clear(s.fills)
 		s.size = 0
 		s.mu.Unlock()

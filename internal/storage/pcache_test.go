@@ -344,22 +344,60 @@ func TestPartitionCacheChunks(t *testing.T) {
 			t.Fatalf("write %d: %s has %x", n, pp, p.value(0))
 		}
 	}
-	var used, live int
-	for i, c := range s.chunks {
-		used += cap(c)
-		live += s.live[i]
-	}
-	var sum int
-	for i := 1; i < len(s.slots); i++ {
-		sum += int(s.slots[i].n)
-	}
-	if live != sum || used > 3*int(s.capacity) {
-		t.Fatalf("chunks: %d bytes, %d live, slots use %d (capacity %d)", used, live, sum, s.capacity)
-	}
+	checkChunks(t, &s)
 	for _, v := range views {
 		if !bytes.Equal(v.part.value(0), v.val) {
 			t.Fatal("a part read before its chunk was compacted changed")
 		}
+	}
+}
+
+// TestPartitionCacheRetiredChunks rewrites one partition until the
+// current chunk is full of its dead versions, next to a partition that is
+// never touched again, then starts the next chunk with a new partition:
+// the full chunk must be compacted when it stops being current, or chunks
+// pile up without bound.
+func TestPartitionCacheRetiredChunks(t *testing.T) {
+	var s pcShard
+	s.init(16 << 20)
+	var b pcBuilder
+	put := func(h uint64, pp string, size int) {
+		b.reset()
+		b.add([]byte("k"), make([]byte, size))
+		s.put(h, []byte(pp), &b)
+	}
+	for round := range 64 {
+		h := uint64(3 * round)
+		put(h, fmt.Sprint("hot", round), 100)
+		for len(s.chunks[s.cur].buf)+2000 < s.chunkSize {
+			put(h+1, fmt.Sprint("w", round), 900)
+		}
+		put(h+2, fmt.Sprint("new", round), 2000) // does not fit: a new chunk
+	}
+	checkChunks(t, &s)
+}
+
+// checkChunks checks that each chunk's live count is what its slots use,
+// and that the chunks hold at most about twice what the slots use.
+func checkChunks(t *testing.T, s *pcShard) {
+	t.Helper()
+	used := 0
+	live := make([]int, len(s.chunks))
+	for i := 1; i < len(s.slots); i++ {
+		if sl := s.slots[i]; sl.n > 0 {
+			live[sl.chunk] += int(sl.n)
+			used += int(sl.n)
+		}
+	}
+	held := 0
+	for i, c := range s.chunks {
+		held += cap(c.buf)
+		if c.live != live[i] {
+			t.Fatalf("chunk %d: live %d, its slots use %d", i, c.live, live[i])
+		}
+	}
+	if held > 2*used+2*s.chunkSize {
+		t.Fatalf("chunks hold %d bytes for %d used (chunk size %d)", held, used, s.chunkSize)
 	}
 }
 
