@@ -90,9 +90,8 @@ func (h *handler) Prepare(ctx context.Context, sess *query.Session, cql string, 
 			}
 		}
 		if st.kind == stmtSelect {
-			for _, c := range st.proj {
-				p.Columns = append(p.Columns, t.specs[c])
-			}
+			st.cols = proj(t, st.proj)
+			p.Columns = st.cols
 		}
 	}
 	h.pmu.Lock()
@@ -235,7 +234,11 @@ func (h *handler) run(st *stmt, values []query.Value) (*query.Result, error) {
 				hi, hiIncl = k, b.slice == "<="
 			}
 		}
-		return &query.Result{Kind: query.RowsResult, Columns: proj(t, st.proj),
+		cols := st.cols
+		if cols == nil {
+			cols = proj(t, st.proj)
+		}
+		return &query.Result{Kind: query.RowsResult, Columns: cols,
 			Rows: t.read(pk, lo, loIncl, hi, hiIncl, st.proj, st.limit)}, nil
 	}
 	ckVals := make([][]byte, len(t.ck))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -40,6 +41,11 @@ type stmt struct {
 	// SELECT
 	proj  []int // projected column indexes
 	limit int   // 0: none
+	// cols are the projected columns of a prepared SELECT: one slice for
+	// every execution, so that the transport's cache of v5 result
+	// metadata ids (keyed by the slice) hits instead of hashing the
+	// columns with MD5 for every response (5% of the ceiling's CPU).
+	cols []query.ColumnSpec
 }
 
 // boundRef says what a bound value is for: a column value (INSERT/UPDATE
