@@ -29,12 +29,61 @@ type shard struct {
 }
 
 type partition struct {
-	rows []*row // sorted by ck
+	rows []row // sorted by ck
 }
 
+// row is one row in one allocation without pointers (the garbage collector
+// has one object to mark per row, not one per value): n+1 little-endian
+// uint32 ends (the clustering key's, then each column's value's, by column
+// index; nullBit marks a null), then the clustering key and the values. A
+// row never changes: an update stores a new one.
 type row struct {
-	ck   []byte
-	vals [][]byte // by column index; nil is null
+	b []byte
+	n int32 // columns
+}
+
+const nullBit = 1 << 31
+
+func encodeRow(ck []byte, vals [][]byte) row {
+	h := 4 * (len(vals) + 1)
+	n := h + len(ck)
+	for _, v := range vals {
+		n += len(v)
+	}
+	b := make([]byte, n)
+	off := h + copy(b[h:], ck)
+	binary.LittleEndian.PutUint32(b, uint32(off))
+	for j, v := range vals {
+		off += copy(b[off:], v)
+		e := uint32(off)
+		if v == nil {
+			e |= nullBit
+		}
+		binary.LittleEndian.PutUint32(b[4*(j+1):], e)
+	}
+	return row{b: b, n: int32(len(vals))}
+}
+
+// end returns the end of entry j (0: the clustering key, j+1: column j)
+// and whether it is null.
+func (r *row) end(j int) (int, bool) {
+	w := binary.LittleEndian.Uint32(r.b[4*j:])
+	return int(w &^ nullBit), w&nullBit != 0
+}
+
+func (r *row) ck() []byte {
+	e, _ := r.end(0)
+	return r.b[4*(r.n+1) : e : e]
+}
+
+// val returns column j's value (nil: null).
+func (r *row) val(j int) []byte {
+	start, _ := r.end(j)
+	e, null := r.end(j + 1)
+	if null {
+		return nil
+	}
+	return r.b[start:e:e]
 }
 
 func newTable(ks, name string, def *tableDef) *table {
@@ -88,23 +137,16 @@ func (t *table) shard(pk string) *shard {
 	return &t.shards[maphash.String(t.seed, pk)%numShards]
 }
 
-// upsert writes the given columns of one row (vals[i] for cols[i]).
+// upsert writes the given columns of one row (vals[i] for cols[i]). The
+// row is re-encoded with them: request values alias the frame they came
+// in, and keeping them would pin whole read buffers.
 func (t *table) upsert(pk string, ck []byte, cols []int, vals [][]byte) {
-	// Copy the values into one owned buffer, outside the lock: request
-	// values alias the frame they came in, and keeping them would pin whole
-	// read buffers (hundreds of MB for 100k records).
-	n := 0
-	for _, v := range vals {
-		n += len(v)
+	var room [16][]byte
+	merged := room[:0]
+	if len(t.cols) > len(room) {
+		merged = make([][]byte, 0, len(t.cols))
 	}
-	buf := make([]byte, 0, n)
-	owned := make([][]byte, len(vals))
-	for j, v := range vals {
-		if v != nil {
-			buf = append(buf, v...)
-			owned[j] = buf[len(buf)-len(v) : len(buf) : len(buf)]
-		}
-	}
+	merged = merged[:len(t.cols)]
 	s := t.shard(pk)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,19 +155,24 @@ func (t *table) upsert(pk string, ck []byte, cols []int, vals [][]byte) {
 		p = &partition{}
 		s.parts[pk] = p
 	}
-	i := sort.Search(len(p.rows), func(i int) bool { return bytes.Compare(p.rows[i].ck, ck) >= 0 })
-	var r *row
-	if i < len(p.rows) && bytes.Equal(p.rows[i].ck, ck) {
-		r = p.rows[i]
-	} else {
-		r = &row{ck: ck, vals: make([][]byte, len(t.cols))}
-		p.rows = append(p.rows, nil)
-		copy(p.rows[i+1:], p.rows[i:])
-		p.rows[i] = r
+	i := sort.Search(len(p.rows), func(i int) bool { return bytes.Compare(p.rows[i].ck(), ck) >= 0 })
+	found := i < len(p.rows) && bytes.Equal(p.rows[i].ck(), ck)
+	if found {
+		for j := range merged {
+			merged[j] = p.rows[i].val(j)
+		}
 	}
 	for j, c := range cols {
-		r.vals[c] = owned[j]
+		merged[c] = vals[j]
 	}
+	r := encodeRow(ck, merged)
+	if found {
+		p.rows[i] = r
+		return
+	}
+	p.rows = append(p.rows, row{})
+	copy(p.rows[i+1:], p.rows[i:])
+	p.rows[i] = r
 }
 
 // read returns the projected rows of partition pk whose clustering key lies
@@ -142,22 +189,22 @@ func (t *table) read(pk string, lo []byte, loIncl bool, hi []byte, hiIncl bool, 
 	i := 0
 	if lo != nil {
 		i = sort.Search(len(p.rows), func(i int) bool {
-			c := bytes.Compare(p.rows[i].ck, lo)
+			c := bytes.Compare(p.rows[i].ck(), lo)
 			return c > 0 || (c == 0 && loIncl)
 		})
 	}
 	var out [][][]byte
 	for ; i < len(p.rows); i++ {
-		r := p.rows[i]
+		r := &p.rows[i]
 		if hi != nil {
-			c := bytes.Compare(r.ck, hi)
+			c := bytes.Compare(r.ck(), hi)
 			if c > 0 || (c == 0 && !hiIncl) {
 				break
 			}
 		}
 		vals := make([][]byte, len(proj))
 		for j, c := range proj {
-			vals[j] = r.vals[c]
+			vals[j] = r.val(c)
 		}
 		out = append(out, vals)
 		if limit > 0 && len(out) == limit {
