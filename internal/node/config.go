@@ -306,9 +306,13 @@ func toDataSize(v any) (int64, error) { return toSize(v, 1<<10) }
 func toMiBSize(v any) (int64, error) {
 	n, err := toSize(v, 1<<20)
 	if err == nil && n < 0 {
-		return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", strings.TrimSpace(fmt.Sprint(v)))
+		return 0, errDataSize(v)
 	}
 	return n, err
+}
+
+func errDataSize(v any) error {
+	return fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", strings.TrimSpace(fmt.Sprint(v)))
 }
 
 // toSize parses a data size with a unit suffix, or a plain number of unit
@@ -324,7 +328,7 @@ func toSize(v any, unit int64) (int64, error) {
 	if n, ok := parseDataSize(s); ok {
 		return n, nil
 	}
-	return 0, fmt.Errorf("invalid data size %q (use B, KiB, MiB or GiB)", s)
+	return 0, errDataSize(s)
 }
 
 func (c *Config) authConfig() auth.Config {

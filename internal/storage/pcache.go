@@ -68,13 +68,13 @@ import (
 // its parts dies and when it stops being current) is compacted: its live
 // parts, found through the chunk's list of slots, are copied to the
 // current chunk and it is let go; a reader that still holds a part of it
-// keeps it alive. With a pointer per entry, key,
-// value, offsets and list link, a 130 MB cache of YCSB records made every
-// collection cycle spend 28-68 ms (50-80 ms of CPU) marking, a core's
-// worth of CPU taken from request handling, and the cycles were where the
-// open-loop tail latency came from (docs/benchmarks.md). Fills in progress
-// (placeholders, with the operands folded into them) are few and
-// short-lived, and are ordinary objects in a map of their own.
+// keeps it alive. With a pointer per entry, key, value, offsets and list
+// link, a 130 MB cache of YCSB records made every collection cycle spend
+// 28-68 ms (50-80 ms of CPU) marking, a core's worth of CPU taken from
+// request handling, and the cycles were where the open-loop tail latency
+// came from (docs/benchmarks.md). Fills in progress (placeholders, with
+// the operands folded into them) are few and short-lived, and are
+// ordinary objects in a map of their own.
 
 const (
 	pcShards = 32
@@ -229,6 +229,12 @@ type pcBuilder struct {
 
 func (b *pcBuilder) reset() { b.data, b.ends, b.big = b.data[:0], b.ends[:0], false }
 
+// markBig makes b a partition too large to keep.
+func (b *pcBuilder) markBig() {
+	b.reset()
+	b.big = true
+}
+
 // add appends an entry (keys in increasing order).
 func (b *pcBuilder) add(k, v []byte) {
 	b.data = append(b.data, k...)
@@ -310,9 +316,7 @@ func (c *partitionCache) complete(ph *pcFill, pp []byte, b *pcBuilder) pcPart {
 	case !changed:
 		return n
 	case len(s.scratch.data) > c.maxPart:
-		s.scratch.reset()
-		s.scratch.big = true
-		defer s.scratch.reset()
+		s.scratch.markBig() // every use of scratch starts with reset
 	}
 	return s.put(ph.hash, pp, &s.scratch)
 }
@@ -803,8 +807,7 @@ func (c *partitionCache) fill(it *pebble.Iterator, pp []byte, b *pcBuilder) erro
 		}
 		b.add(it.Key()[len(pp):], v)
 		if len(b.data) > c.maxPart {
-			b.reset()
-			b.big = true
+			b.markBig()
 			break
 		}
 	}
