@@ -53,6 +53,7 @@ func TestLoadYAMLErrors(t *testing.T) {
 		"num_tokens: 0",
 		"native_transport_port: lots",
 		"commitlog_sync_period: 10 fortnights",
+		"commitlog_sync_group_window: -1ms",
 		"[not a map",
 	} {
 		cfg := DefaultConfig()
@@ -64,6 +65,10 @@ func TestLoadYAMLErrors(t *testing.T) {
 	cfg := DefaultConfig()
 	if err := LoadYAML(&cfg, []byte("commitlog_sync_period_in_ms: 250"), quiet); err != nil || cfg.CommitlogSyncPeriod != 250*time.Millisecond {
 		t.Fatalf("%v %v", cfg.CommitlogSyncPeriod, err)
+	}
+	// commitlog_sync_group_window_in_ms is a double in Cassandra.
+	if err := LoadYAML(&cfg, []byte("commitlog_sync_group_window_in_ms: 0.5"), quiet); err != nil || cfg.CommitlogSyncGroupWindow != 500*time.Microsecond {
+		t.Fatalf("%v %v", cfg.CommitlogSyncGroupWindow, err)
 	}
 }
 

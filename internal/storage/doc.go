@@ -40,7 +40,8 @@
 //
 // Apply commits one Pebble batch for all its updates. SyncGroup (the
 // default) and SyncBatch commit it with fsync; concurrent committers share
-// fsyncs in Pebble's commit pipeline (BenchmarkApply). SyncPeriodic does
+// fsyncs in Pebble's commit pipeline (BenchmarkApply), and SyncGroup waits
+// GroupWindow after each fsync so that more of them do. SyncPeriodic does
 // not wait for fsync and syncs the write-ahead log every SyncPeriod: like
 // Cassandra's periodic mode it can lose the last period of acknowledged
 // writes on power loss.

@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cqld/cqld/internal/mutation"
 )
@@ -275,6 +277,81 @@ func TestRestart(t *testing.T) {
 	}
 	if v, err := p.GetMeta("absent"); err != nil || v != nil {
 		t.Fatalf("GetMeta(absent) = %q, %v", v, err)
+	}
+}
+
+// TestGroupWindow checks when SyncGroup holds an fsync back (only after
+// fsyncs shared by concurrent Applies) and that writes sharing windows are
+// all durable.
+func TestGroupWindow(t *testing.T) {
+	g := &groupWindow{window: time.Millisecond}
+	for i, c := range []struct {
+		commits uint64 // Applies committed before this fsync ended
+		want    time.Duration
+	}{
+		{1, 0},                // a lone writer syncs at once
+		{1, 0},                // and again
+		{3, time.Millisecond}, // three writers shared it: the next one waits
+		{2, time.Millisecond},
+		{0, 0}, // an fsync of no Apply (LogData)
+		{1, 0},
+	} {
+		g.commits.Add(c.commits)
+		if got := g.next(); got != c.want {
+			t.Fatalf("fsync %d after %d commits: window %v, want %v", i, c.commits, got, c.want)
+		}
+	}
+
+	tbl := testTable()
+	dir := t.TempDir()
+	for _, o := range []Options{{SyncMode: SyncBatch, GroupWindow: time.Second}, {SyncMode: SyncGroup}} {
+		p, err := Open(t.TempDir(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.group != nil {
+			t.Fatalf("%v with window %v: fsyncs held back", o.SyncMode, o.GroupWindow)
+		}
+		_ = p.Close()
+	}
+	p, err := Open(dir, Options{SyncMode: SyncGroup, GroupWindow: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := int32(0); w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int32(0); i < 4; i++ {
+				u := update(tbl, w*10+i)
+				u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, i))}
+				if err := p.Apply(context.Background(), tbl, u); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := p.group.commits.Load(); n != 32 {
+		t.Fatalf("%d commits counted, want 32", n)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err = Open(dir, Options{SyncMode: SyncPeriodic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for pk := int32(0); pk < 80; pk++ {
+		want := 0
+		if pk%10 < 4 {
+			want = 1
+		}
+		if ps := mustRead(t, p, tbl, pointRead(tbl, pk)); len(ps) != want {
+			t.Fatalf("pk %d: %d partitions after restart, want %d", pk, len(ps), want)
+		}
 	}
 }
 
