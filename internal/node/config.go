@@ -25,10 +25,11 @@ type Config struct {
 	// CommitlogSync is "group" (default), "batch" or "periodic".
 	CommitlogSync string
 	// CommitlogSyncGroupWindow is the least time between two fsyncs of the
-	// commit log in group mode, after fsyncs shared by concurrent writers
-	// (storage.Options.GroupWindow). 0, Cassandra's default, syncs as soon
-	// as the previous fsync ends: a window saves CPU under a steady load
-	// but slows a few writers that wait for each other's acks.
+	// commit log in group mode while at least five writes are committing
+	// (storage.Options.GroupWindow). Cassandra's default is 0, but its
+	// default mode is periodic, which does not wait for fsyncs at all;
+	// cqld's default, group, spaces them by 500us under load, which saves
+	// fsyncs and CPU and never delays fewer writers.
 	CommitlogSyncGroupWindow time.Duration
 	CommitlogSyncPeriod      time.Duration
 	// FileCacheSize is file_cache_size in bytes: the storage engine's block
@@ -97,6 +98,7 @@ func DefaultConfig() Config {
 		AdminPort:                 7199,
 		NumTokens:                 16,
 		CommitlogSync:             "group",
+		CommitlogSyncGroupWindow:  500 * time.Microsecond,
 		CommitlogSyncPeriod:       10 * time.Second,
 		TombstoneWarnThreshold:    1000,
 		TombstoneFailureThreshold: 100000,
