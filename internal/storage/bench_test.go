@@ -2,11 +2,15 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"strconv"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
 )
 
 func benchUpdate(pk int32, i int) *mutation.PartitionUpdate {
@@ -123,5 +127,63 @@ func BenchmarkPointRead(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkSliceRead reads 50 rows of 100-byte values from a 1000-row
+// partition, WHERE pk = ? AND ck > ? LIMIT 50 (the benchmark's slice
+// workload), from the memtable and after a flush and compaction, without
+// the partition cache.
+func BenchmarkSliceRead(b *testing.B) {
+	id := uuid.MustParse("7a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d")
+	tbl := schema.NewTable("ks", "wide", id, []*schema.Column{
+		{Name: "pk", Type: types.IntType, Kind: schema.PartitionKey, Position: 0, ID: 1},
+		{Name: "ck", Type: types.BigintType, Kind: schema.Clustering, Position: 0, ID: 2},
+		{Name: "v", Type: types.BlobType, Kind: schema.Regular, Position: -1, ID: 3},
+	}, schema.DefaultTableParams())
+	ctx := context.Background()
+	const parts, rows, limit = 10, 1000, 50
+	for _, flushed := range []bool{false, true} {
+		b.Run("flushed="+strconv.FormatBool(flushed), func(b *testing.B) {
+			p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			val := make([]byte, 100)
+			for pk := int32(0); pk < parts; pk++ {
+				u := update(tbl, pk)
+				for r := int64(0); r < rows; r++ {
+					u.Rows = append(u.Rows, mutation.Row{
+						Clustering: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(r)^1<<63)},
+						Marker:     marker(1), Deletion: mutation.Live,
+						Cells: []mutation.Cell{{Column: 3, Value: val, Timestamp: 1, LocalDeletionTime: mutation.NoDeletion}},
+					})
+				}
+				mustApply(b, p, tbl, u)
+			}
+			if flushed {
+				if err := p.Flush(); err != nil {
+					b.Fatal(err)
+				}
+				if err := p.Compact(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				pk := int32(i % parts)
+				from := int64(i*37) % (rows - limit)
+				slice := []mutation.Slice{{
+					Start: mutation.Bound{Values: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(from)^1<<63)}},
+				}}
+				cmd := &mutation.ReadCommand{TableID: tbl.ID, Key: i32(pk), Token: pkToken(pk), Slices: slice, RowLimit: limit, NowSec: 1}
+				ps, err := p.Read(ctx, tbl, cmd)
+				if err != nil || len(ps) != 1 || len(ps[0].Rows) != limit {
+					b.Fatalf("read: %v %d", err, len(ps))
+				}
+			}
+		})
 	}
 }
