@@ -330,14 +330,10 @@ func (e *Executor) executeAnn(ctx context.Context, c *compiled, opts *Options) (
 	if len(best) > int(limit) {
 		best = best[:limit]
 	}
-	res := &Result{Kind: RowsResult, Columns: p.resultColumns, Rows: make([][][]byte, len(best))}
+	res := &Result{Kind: RowsResult, Columns: p.resultColumns}
 	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now}
-	for i, b := range best {
-		row, err := p.project(ctx0, &rows[b.row])
-		if err != nil {
-			return nil, err
-		}
-		res.Rows[i] = row
+	if res.Rows, err = p.project(ctx0, len(best), func(i int) *outRow { return &rows[best[i].row] }); err != nil {
+		return nil, err
 	}
 	return p.finish(res), nil
 }

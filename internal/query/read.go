@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
@@ -81,6 +82,9 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 			}
 		}
 		return rows, nil, nil
+	}
+	if n := min(len(part.Rows), want-len(rows)); n > cap(rows)-len(rows) {
+		rows = slices.Grow(rows, max(n, len(rows))) // once per partition, doubling at least
 	}
 	for i := range part.Rows {
 		if in >= r.perPartition {

@@ -912,13 +912,8 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 			rows = rows[:limit]
 		}
 	}
-	res.Rows = make([][][]byte, len(rows))
-	for i := range rows {
-		row, err := p.project(ctx0, &rows[i])
-		if err != nil {
-			return nil, err
-		}
-		res.Rows[i] = row
+	if res.Rows, err = p.project(ctx0, len(rows), func(i int) *outRow { return &rows[i] }); err != nil {
+		return nil, err
 	}
 	if next != nil && int32(len(rows)) < limit {
 		next.remaining = limit - int32(len(rows))

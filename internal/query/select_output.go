@@ -81,22 +81,29 @@ func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
 	return nil
 }
 
-// project computes one output row from one input row.
-func (p *selectPlan) project(ctx *evalCtx, r *outRow) ([][]byte, error) {
-	ctx.row = r
-	out := make([][]byte, len(p.selectors))
-	for i, s := range p.selectors {
-		s.node.reset()
-		if err := s.node.add(ctx); err != nil {
-			return nil, err
+// project computes one output row from each of the input rows picked by
+// at(0..n-1). The output rows share one allocation, each capped at its own
+// columns.
+func (p *selectPlan) project(ctx *evalCtx, n int, at func(i int) *outRow) ([][][]byte, error) {
+	w := len(p.selectors)
+	rows, vals := make([][][]byte, n), make([][]byte, n*w)
+	for i := range rows {
+		out := vals[i*w : (i+1)*w : (i+1)*w]
+		ctx.row = at(i)
+		for j, s := range p.selectors {
+			s.node.reset()
+			if err := s.node.add(ctx); err != nil {
+				return nil, err
+			}
+			v, err := s.node.out(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out[j] = v
 		}
-		v, err := s.node.out(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
+		rows[i] = out
 	}
-	return out, nil
+	return rows, nil
 }
 
 // groupKey returns the GROUP BY values of a row.
