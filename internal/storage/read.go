@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -872,10 +873,15 @@ func (r *pebbleReader) emitRow() {
 		return
 	}
 	r.live = true
-	r.budget--
 	if !r.cmd.StaticOnly {
+		if len(r.rows) == cap(r.rows) {
+			// Room for the rows the limit still allows (a LIMIT 50
+			// slice grows once), doubling past 64.
+			r.rows = slices.Grow(r.rows, max(len(r.rows), min(r.budget, 64)))
+		}
 		r.rows = append(r.rows, row)
 	}
+	r.budget--
 }
 
 // finishRow applies deletions and expiry to the accumulated row; ok is false
