@@ -434,19 +434,26 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	return keys, nil
 }
 
-// cartesian returns every combination picking one value per component.
+// cartesian returns every combination picking one value per component,
+// the last component varying fastest. The combinations share one backing
+// array, each capped at its own components (two allocations in all,
+// instead of one per combination and component).
 func cartesian(comps [][][]byte) [][][]byte {
-	out := [][][]byte{{}}
+	n := 1
 	for _, vs := range comps {
-		next := make([][][]byte, 0, len(out)*len(vs))
-		for _, prefix := range out {
-			for _, v := range vs {
-				combo := make([][]byte, len(prefix), len(prefix)+1)
-				copy(combo, prefix)
-				next = append(next, append(combo, v))
-			}
+		n *= len(vs)
+	}
+	w := len(comps)
+	out, backing := make([][][]byte, n), make([][]byte, n*w)
+	for i := range out {
+		combo := backing[i*w : (i+1)*w : (i+1)*w]
+		rem := i
+		for j := w - 1; j >= 0; j-- {
+			vs := comps[j]
+			combo[j] = vs[rem%len(vs)]
+			rem /= len(vs)
 		}
-		out = next
+		out[i] = combo
 	}
 	return out
 }

@@ -287,7 +287,7 @@ func staticOf(part *mutation.Partition) []mutation.Cell {
 // of its partition's static row). cur is the current row for the
 // operations that read before writing.
 func (e *Executor) rowCells(p *modifyPlan, vals []Value, w writeParams, cur *currentRow) (cells, static []mutation.Cell, err error) {
-	var out []mutation.Cell
+	out := make([]mutation.Cell, 0, len(p.ops)) // one cell per operation but on collections
 	for i := range p.ops {
 		op := &p.ops[i]
 		before := len(out)

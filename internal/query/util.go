@@ -2,6 +2,8 @@ package query
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/cqld/cqld/internal/mutation"
@@ -9,12 +11,14 @@ import (
 	"github.com/cqld/cqld/internal/types"
 )
 
+// sortCells sorts cells by column and path (slices.SortFunc: sort.Slice
+// allocated twice per call, for every row written).
 func sortCells(cells []mutation.Cell) {
-	sort.Slice(cells, func(i, j int) bool {
-		if cells[i].Column != cells[j].Column {
-			return cells[i].Column < cells[j].Column
+	slices.SortFunc(cells, func(a, b mutation.Cell) int {
+		if a.Column != b.Column {
+			return cmp.Compare(a.Column, b.Column)
 		}
-		return bytes.Compare(cells[i].Path, cells[j].Path) < 0
+		return bytes.Compare(a.Path, b.Path)
 	})
 }
 
