@@ -499,7 +499,8 @@ func (s *pcShard) settle() {
 // those partitions instead.
 func (c *partitionCache) fold(b *pebble.Batch, committed bool) {
 	r := b.Reader()
-	var ops []pcOp
+	var opsBuf [16]pcOp // a row's marker and cells, without allocating
+	ops := opsBuf[:0]
 	var pp []byte // the partition of ops
 	for {
 		kind, k, v, ok, err := r.Next()
