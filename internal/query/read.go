@@ -83,8 +83,10 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 		}
 		return rows, nil, nil
 	}
-	if n := min(len(part.Rows), want-len(rows)); n > cap(rows)-len(rows) {
-		rows = slices.Grow(rows, max(n, len(rows))) // once per partition, doubling at least
+	// Room for the partition's rows (up to those still wanted, and to 1024:
+	// a filter may keep few of them), doubling at least.
+	if n := min(len(part.Rows), want-len(rows), 1024); n > cap(rows)-len(rows) {
+		rows = slices.Grow(rows, max(n, len(rows)))
 	}
 	for i := range part.Rows {
 		if in >= r.perPartition {

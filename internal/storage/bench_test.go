@@ -155,7 +155,7 @@ func BenchmarkSliceRead(b *testing.B) {
 				u := update(tbl, pk)
 				for r := int64(0); r < rows; r++ {
 					u.Rows = append(u.Rows, mutation.Row{
-						Clustering: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(r)^1<<63)},
+						Clustering: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(r))},
 						Marker:     marker(1), Deletion: mutation.Live,
 						Cells: []mutation.Cell{{Column: 3, Value: val, Timestamp: 1, LocalDeletionTime: mutation.NoDeletion}},
 					})
@@ -176,7 +176,7 @@ func BenchmarkSliceRead(b *testing.B) {
 				pk := int32(i % parts)
 				from := int64(i*37) % (rows - limit)
 				slice := []mutation.Slice{{
-					Start: mutation.Bound{Values: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(from)^1<<63)}},
+					Start: mutation.Bound{Values: [][]byte{binary.BigEndian.AppendUint64(nil, uint64(from))}},
 				}}
 				cmd := &mutation.ReadCommand{TableID: tbl.ID, Key: i32(pk), Token: pkToken(pk), Slices: slice, RowLimit: limit, NowSec: 1}
 				ps, err := p.Read(ctx, tbl, cmd)
