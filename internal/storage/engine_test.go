@@ -260,13 +260,7 @@ func TestRestart(t *testing.T) {
 	if err := p.PutMeta("tokens", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err = Open(dir, Options{SyncMode: SyncPeriodic})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = reopen(t, p, dir)
 	defer p.Close()
 	got := fmtPartitions(tbl, mustRead(t, p, tbl, pointRead(tbl, 1)))
 	if want := "pk=1 token=-2000\n  [1 \"a\"] marker@1 v=42@1\n"; got != want {
@@ -330,13 +324,7 @@ func TestGroupWindow(t *testing.T) {
 	if n := p.group.committing.Load(); n != 0 {
 		t.Fatalf("%d Applies still counted as committing", n)
 	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	p, err = Open(dir, Options{SyncMode: SyncPeriodic})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = reopen(t, p, dir)
 	defer p.Close()
 	for pk := int32(0); pk < 80; pk++ {
 		want := 0

@@ -89,6 +89,19 @@ func engines(tb testing.TB) map[string]Engine {
 	return map[string]Engine{"pebble": p, "memory": NewMemory()}
 }
 
+// reopen closes p and opens the engine in dir again (SyncPeriodic).
+func reopen(tb testing.TB, p *Pebble, dir string) *Pebble {
+	tb.Helper()
+	if err := p.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := Open(dir, Options{SyncMode: SyncPeriodic})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 func mustApply(tb testing.TB, e Engine, t *schema.Table, us ...*mutation.PartitionUpdate) {
 	tb.Helper()
 	if err := e.Apply(context.Background(), t, us...); err != nil {
