@@ -159,9 +159,9 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 		case "commitlog_sync":
 			cfg.CommitlogSync = strings.ToLower(fmt.Sprint(v))
 		case "commitlog_sync_group_window", "commitlog_sync_group_window_in_ms":
-			cfg.CommitlogSyncGroupWindow, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
+			cfg.CommitlogSyncGroupWindow, err = toDuration(v)
 		case "commitlog_sync_period", "commitlog_sync_period_in_ms":
-			cfg.CommitlogSyncPeriod, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
+			cfg.CommitlogSyncPeriod, err = toDuration(v)
 		case "file_cache_size", "file_cache_size_in_mb":
 			cfg.FileCacheSize, err = toMiBSize(v)
 		case "partition_cache_size":
@@ -213,7 +213,7 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 		case "unlogged_batch_across_partitions_warn_threshold":
 			cfg.UnloggedBatchAcrossPartitionsWarnThreshold, err = toInt(v)
 		case "purge_interval", "purge_interval_in_ms":
-			cfg.PurgeInterval, err = toDuration(v, strings.HasSuffix(k, "_in_ms"))
+			cfg.PurgeInterval, err = toDuration(v)
 		default:
 			var ok bool
 			if ok, err = loadGuardrailKey(&cfg.Guardrails, k, v, log); !ok {
@@ -267,7 +267,7 @@ func toInt(v any) (int, error) {
 
 // toDuration parses Cassandra 5.0 durations ("10000ms", "2s", "1m") or a
 // plain number of milliseconds (old *_in_ms keys).
-func toDuration(v any, millis bool) (time.Duration, error) {
+func toDuration(v any) (time.Duration, error) {
 	switch n := v.(type) {
 	case int:
 		return time.Duration(n) * time.Millisecond, nil

@@ -94,7 +94,7 @@ func loadGuardrailKey(g *query.Guardrails, k string, v any, log *slog.Logger) (b
 	switch k {
 	case "maximum_timestamp_warn_threshold", "maximum_timestamp_fail_threshold",
 		"minimum_timestamp_warn_threshold", "minimum_timestamp_fail_threshold":
-		d, err := toDuration(v, false)
+		d, err := toDuration(v)
 		if err != nil {
 			return true, err
 		}
