@@ -304,17 +304,18 @@ func (c *partitionCache) complete(ph *pcFill, pp []byte, b *pcBuilder) pcPart {
 		return b.part(pp) // dropped meanwhile: b is a snapshot, right for this read
 	}
 	delete(s.fills, ph.pp)
-	n := s.put(ph.hash, pp, b)
-	if len(ph.ops) == 0 || n.big {
-		return n
+	if len(ph.ops) == 0 || b.big {
+		return s.put(ph.hash, pp, b)
 	}
-	changed, ok := foldEntry(n, ph.ops, &s.scratch)
+	// Writes committed during the fill: fold them in before storing
+	// anything (one copy of what was read, on this rare path).
+	read := b.part(pp)
+	changed, ok := foldEntry(read, ph.ops, &s.scratch)
 	switch {
 	case !ok:
-		s.drop(ph.hash, pp)
-		return n
+		return read // a tie: not cached; the reader reads its snapshot
 	case !changed:
-		return n
+		return s.put(ph.hash, pp, b)
 	case len(s.scratch.data) > c.maxPart:
 		s.scratch.markBig() // every use of scratch starts with reset
 	}
@@ -474,10 +475,9 @@ func (s *pcShard) release(c int32, n int) {
 		if sl.n == 0 || sl.chunk != c {
 			continue // emptied, or moved (a later version, or listed twice)
 		}
-		src := s.chunks[c].buf[sl.off : sl.off+sl.n]
+		src := s.part(i).buf
 		chunk, off, buf := s.alloc(int(sl.n), i)
 		copy(buf, src)
-		s.chunks[c].live -= int(sl.n)
 		sl.chunk, sl.off = chunk, off
 	}
 	s.chunks[c] = pcChunk{slots: list[:0]}
@@ -675,11 +675,8 @@ func (c *partitionCache) drop(pp []byte) {
 	h := c.hash(pp)
 	s := c.shard(h)
 	s.mu.Lock()
-	if i := s.find(h, pp); i != 0 {
-		s.remove(i)
-	} else {
-		delete(s.fills, string(pp))
-	}
+	s.drop(h, pp) // a partition has a slot or a placeholder, never both
+	delete(s.fills, string(pp))
 	s.mu.Unlock()
 }
 

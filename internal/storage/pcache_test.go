@@ -273,6 +273,24 @@ func TestPartitionCacheFillRace(t *testing.T) {
 	if e := p.pc.peek(pp); e != nil {
 		t.Fatalf("fill published after a drop: %+v", e)
 	}
+	// A write during the fill that ties with what the fill read (same
+	// timestamp, another value): the fold cannot tell the winner without
+	// decoding the commit order, so nothing is published; the reader gets
+	// its snapshot, and the next read Pebble's reconciliation (the greater
+	// value wins a tie, as in Cassandra).
+	p.pc.afterFill = func() {
+		p.pc.afterFill = nil
+		write(20, 3)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 && got != 3 {
+		t.Fatalf("v = %d, want 2 or 3", got)
+	}
+	if e := p.pc.peek(pp); e != nil {
+		t.Fatalf("fill published after a tie: %+v", e)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 3 {
+		t.Fatalf("v = %d after the tie, want 3", got)
+	}
 }
 
 // TestPartitionCacheShard checks a shard's slots: LRU eviction, reuse of
