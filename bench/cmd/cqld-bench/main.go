@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -98,8 +99,20 @@ func runCmd(ctx context.Context, args []string) error {
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "per-request timeout")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "server process to sample for CPU and RSS (/proc)")
 	out := fs.String("json", "", "write the results (a JSON array) to this file; - for stdout")
+	cpuProfile := fs.String("cpuprofile", "", "write the load generator's CPU profile to this file")
 	_ = fs.Parse(args)
 	cfg.Hosts = strings.Split(*hosts, ",")
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cfg.Log = os.Stderr
 	if *rateFrom != "" {
 		rs, err := bench.ReadResults(*rateFrom)
