@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -392,4 +393,70 @@ func TestStaticOnlyAndLimits(t *testing.T) {
 			t.Fatalf("%s: no static row in %s", name, s)
 		}
 	}
+}
+
+// TestWALDir checks that the write-ahead log lives in Options.WALDir and
+// that writes only it holds survive moving it: after a crash (closed
+// without a flush), Open with another WALDir (or none) replays the log left
+// in the previous one.
+func TestWALDir(t *testing.T) {
+	tbl := testTable()
+	dir, logs := t.TempDir(), t.TempDir()
+	logFiles := func(d string) []string {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(d, "*.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// crash stops p the way a killed process would leave it: the memtable
+	// is not flushed, so the rows are only in the log.
+	crash := func(p *Pebble) {
+		t.Helper()
+		close(p.stop)
+		p.wg.Wait()
+		if err := p.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_ = p.fsCloser.Close()
+	}
+	write := func(p *Pebble, pk int32) {
+		u := update(tbl, pk)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, pk))}
+		mustApply(t, p, tbl, u)
+	}
+	check := func(p *Pebble, pks ...int32) {
+		t.Helper()
+		for _, pk := range pks {
+			if ps := mustRead(t, p, tbl, pointRead(tbl, pk)); len(ps) != 1 {
+				t.Fatalf("pk %d: %d partitions, want 1", pk, len(ps))
+			}
+		}
+	}
+
+	p, err := Open(dir, Options{WALDir: logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(p, 1)
+	if len(logFiles(logs)) == 0 || len(logFiles(dir)) != 0 {
+		t.Fatalf("logs in WALDir %v, in the data directory %v", logFiles(logs), logFiles(dir))
+	}
+	crash(p)
+
+	// Back to the default (the data directory): the rows in logs replay.
+	if p, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check(p, 1)
+	write(p, 2)
+	crash(p)
+
+	// And to a third directory.
+	if p, err = Open(dir, Options{WALDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	check(p, 1, 2)
 }

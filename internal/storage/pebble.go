@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable/block"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/wal"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/google/uuid"
@@ -56,6 +59,10 @@ func (m SyncMode) String() string {
 // Options configure the Pebble engine. The zero value is valid.
 type Options struct {
 	SyncMode SyncMode
+	// WALDir is where the write-ahead log lives (Cassandra's
+	// commitlog_directory); empty means dir itself. Open replays a log
+	// left in the previous directory when it changes.
+	WALDir string
 	// SyncPeriod is the fsync interval of SyncPeriodic (default 10s, as
 	// Cassandra's commitlog_sync_period).
 	SyncPeriod time.Duration
@@ -130,9 +137,11 @@ func compressionSettings() pebble.DBCompressionSettings {
 
 // Pebble is the on-disk Engine.
 type Pebble struct {
-	db   *pebble.DB
-	opts Options
-	wo   *pebble.WriteOptions
+	db *pebble.DB
+	// fsCloser stops the disk-health checks of db's file system.
+	fsCloser io.Closer
+	opts     Options
+	wo       *pebble.WriteOptions
 
 	// locks are partition lock stripes (by token): Apply holds the read
 	// side while it commits, Purge the write side while it re-checks and
@@ -195,13 +204,35 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
+	var recover []string
+	for {
+		db, group, fsCloser, err := openPebble(dir, &opts, cache, recover)
+		var moved pebble.ErrMissingWALRecoveryDir
+		if errors.As(err, &moved) && len(recover) == 0 {
+			// commitlog_directory changed since the last run: replay
+			// what the old one holds (Pebble removes it once flushed).
+			opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
+			recover = append(recover, moved.Dir)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+		}
+		return newPebble(db, opts, group, fsCloser), nil
+	}
+}
+
+// openPebble opens Pebble in dir with cqld's options, replaying write-ahead
+// logs found in recover too.
+func openPebble(dir string, opts *Options, cache *pebble.Cache, recover []string) (*pebble.DB, *groupWindow, io.Closer, error) {
 	po := &pebble.Options{
 		Cache:              cache,
+		WALDir:             opts.WALDir,
 		Comparer:           keyComparer,
 		Merger:             cellMerger,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             slogLogger{opts.Logger},
-		EventListener:      stallLogger(opts.Logger),
+		EventListener:      eventLogger(opts.Logger),
 		// Each L0 file of a hash-partitioned table spans the whole key
 		// range, so an L0->Lbase compaction rewrites all of Lbase (the
 		// log shows ~1 MB of L0 merged into ~19 MB of Lbase at Pebble's
@@ -240,15 +271,27 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		group = &groupWindow{window: opts.GroupWindow}
 		po.WALMinSyncInterval = group.next
 	}
+	for _, d := range recover {
+		po.WALRecoveryDirs = append(po.WALRecoveryDirs, wal.Dir{FS: vfs.Default, Dirname: d})
+	}
+	// Pebble's own disk-health wrapper (5 s, as its default) but owned
+	// here, so that a failed Open does not leave its goroutine behind.
+	fs, fsCloser := vfs.WithDiskHealthChecks(vfs.Default, 5*time.Second, nil, po.EventListener.DiskSlow)
+	po.FS = fs
 	gate := newOpenGate() // compactions wait until Open returns (opengate.go)
 	po.Experimental.CompactionScheduler = gate
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		gate.failed()
-		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+		_ = fsCloser.Close()
+		return nil, nil, nil, err
 	}
 	gate.opened()
-	p := &Pebble{db: db, opts: opts, wo: pebble.Sync, group: group, stop: make(chan struct{}), hdr: new(hdrCache), large: newPartitionGuard(&opts)}
+	return db, group, fsCloser, nil
+}
+
+func newPebble(db *pebble.DB, opts Options, group *groupWindow, fsCloser io.Closer) *Pebble {
+	p := &Pebble{db: db, fsCloser: fsCloser, opts: opts, wo: pebble.Sync, group: group, stop: make(chan struct{}), hdr: new(hdrCache), large: newPartitionGuard(&opts)}
 	switch {
 	case opts.PartitionCacheSize == 0:
 		p.pc = newPartitionCache(32 << 20)
@@ -264,7 +307,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		p.wg.Add(1)
 		go p.purgeLoop()
 	}
-	return p, nil
+	return p
 }
 
 func (p *Pebble) syncLoop() {
@@ -547,6 +590,9 @@ func (p *Pebble) Close() error {
 	if cerr := p.db.Close(); err == nil {
 		err = cerr
 	}
+	if cerr := p.fsCloser.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -569,9 +615,11 @@ func (s slogLogger) Fatalf(format string, args ...interface{}) {
 	panic(msg)
 }
 
-// stallLogger logs Pebble's write stalls (writes held back while memtables
-// flush or L0 is compacted): when one ends, with its reason and length.
-func stallLogger(log *slog.Logger) *pebble.EventListener {
+// eventLogger logs Pebble's write stalls (writes held back while memtables
+// flush or L0 is compacted), when one ends, with its reason and length; and
+// disk operations still running after 5 s (openPebble's disk-health
+// checks).
+func eventLogger(log *slog.Logger) *pebble.EventListener {
 	var mu sync.Mutex
 	var began time.Time
 	var reason string
@@ -586,6 +634,9 @@ func stallLogger(log *slog.Logger) *pebble.EventListener {
 			d, r := time.Since(began), reason
 			mu.Unlock()
 			log.Warn("storage: writes stalled", "reason", r, "duration", d.Round(time.Millisecond))
+		},
+		DiskSlow: func(info pebble.DiskSlowInfo) {
+			log.Warn("storage: slow disk", "op", info.OpType.String(), "file", info.Path, "duration", info.Duration.Round(time.Millisecond))
 		},
 	}
 }
