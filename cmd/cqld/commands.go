@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,7 @@ var Version = "0.1.0-dev"
 var startFlags = struct {
 	config        string
 	dataDir       string
+	commitlogDir  string
 	listenAddress string
 	nativePort    int
 	adminPort     int
@@ -68,6 +70,7 @@ func newStartCommand() *cobra.Command {
 	def := node.DefaultConfig()
 	f.StringVar(&startFlags.config, "config", "", "YAML configuration file using cassandra.yaml key names")
 	f.StringVar(&startFlags.dataDir, "data-dir", def.DataDir, "data directory")
+	f.StringVar(&startFlags.commitlogDir, "commitlog-dir", "", "commit log directory (default: inside the data directory); best on a device of its own")
 	f.StringVar(&startFlags.listenAddress, "listen-address", def.ListenAddress, "address to listen on")
 	f.IntVar(&startFlags.nativePort, "native-port", def.NativePort, "CQL native protocol port")
 	f.IntVar(&startFlags.adminPort, "admin-port", def.AdminPort, "admin port (used by cqld nodetool); -1 disables it")
@@ -94,6 +97,9 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	if flags.Changed("data-dir") || startFlags.config == "" {
 		cfg.DataDir = startFlags.dataDir
 	}
+	if flags.Changed("commitlog-dir") {
+		cfg.CommitlogDir = startFlags.commitlogDir
+	}
 	if flags.Changed("listen-address") || startFlags.config == "" {
 		cfg.ListenAddress = startFlags.listenAddress
 		if flags.Changed("listen-address") {
@@ -119,7 +125,7 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	}
 	admin.Register(n) // nodetool's API on the admin port
 	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
-		"data_dir", cfg.DataDir, "commitlog_sync", cfg.CommitlogSync,
+		"data_dir", cfg.DataDir, "commitlog_directory", cmp.Or(cfg.CommitlogDir, cfg.DataDir), "commitlog_sync", cfg.CommitlogSync,
 		"file_cache_size", fmt.Sprintf("%dMiB", n.Config().FileCacheSize>>20),
 		"partition_cache_size", fmt.Sprintf("%dMiB", max(n.Config().PartitionCacheSize, 0)>>20), "startup", time.Since(started).Round(time.Millisecond))
 	sig := make(chan os.Signal, 1)

@@ -20,6 +20,7 @@ rpc_address: 127.0.0.3
 native_transport_port: 9142
 data_file_directories:
   - /var/lib/cqld
+commitlog_directory: /var/lib/cqld-commitlog
 commitlog_sync: periodic
 commitlog_sync_period: 5000ms
 commitlog_sync_group_window: 2s
@@ -30,7 +31,7 @@ concurrent_reads: 32
 		t.Fatal(err)
 	}
 	want := Config{ClusterName: "Prod", ListenAddress: "127.0.0.2", RPCAddress: "127.0.0.3", NativePort: 9142,
-		AdminPort: 7199, DataDir: "/var/lib/cqld", CommitlogSync: "periodic", CommitlogSyncPeriod: 5 * time.Second,
+		AdminPort: 7199, DataDir: "/var/lib/cqld", CommitlogDir: "/var/lib/cqld-commitlog", CommitlogSync: "periodic", CommitlogSyncPeriod: 5 * time.Second,
 		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8}
 	// Keys the file does not set keep their defaults.
 	d := DefaultConfig()

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,15 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, fmt.Errorf("creating data directory: %w", err)
 	}
 	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
+	if cfg.CommitlogDir != "" {
+		// Relative to the working directory, as Cassandra's (Pebble
+		// would take it relative to the data directory).
+		dir, err := filepath.Abs(cfg.CommitlogDir)
+		if err != nil {
+			return nil, fmt.Errorf("commitlog_directory: %w", err)
+		}
+		sopts.WALDir = dir
+	}
 	if cfg.FileCacheSize <= 0 || cfg.PartitionCacheSize == 0 {
 		mem := physicalMemory()
 		if cfg.FileCacheSize <= 0 {

@@ -301,3 +301,32 @@ func TestDropFreesSpace(t *testing.T) {
 		before = after
 	}
 }
+
+// TestCommitlogDirectory checks that commitlog_directory puts the commit
+// log there (a relative path is taken from the working directory, as
+// Cassandra does) and that rows survive a restart with it moved back into
+// the data directory.
+func TestCommitlogDirectory(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	dir := filepath.Join(root, "data")
+	n := startNodeWith(t, dir, func(c *Config) { c.CommitlogDir = "commitlog" })
+	setupKS(t, n.Executor(), "CREATE TABLE ks.t (pk int PRIMARY KEY, v int)")
+	exec(t, n, "INSERT INTO ks.t (pk, v) VALUES (1, 10)")
+	logs, err := filepath.Glob(filepath.Join(root, "commitlog", "*.log"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no commit log in commitlog_directory: %v %v", logs, err)
+	}
+	if inData, _ := filepath.Glob(filepath.Join(dir, "*.log")); len(inData) != 0 {
+		t.Fatalf("commit log in the data directory: %v", inData)
+	}
+	if err := n.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	n = startNodeWith(t, dir, nil)
+	defer n.Shutdown(context.Background())
+	res := exec(t, n, "SELECT v FROM ks.t WHERE pk = 1")
+	if len(res.Rows) != 1 {
+		t.Fatalf("after moving the commit log back: %d rows", len(res.Rows))
+	}
+}
