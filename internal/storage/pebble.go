@@ -210,7 +210,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		var moved pebble.ErrMissingWALRecoveryDir
 		if errors.As(err, &moved) && len(recover) == 0 {
 			// commitlog_directory changed since the last run: replay
-			// what the old one holds (Pebble removes it once flushed).
+			// what the old one holds.
 			opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
 			recover = append(recover, moved.Dir)
 			continue
