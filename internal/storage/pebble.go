@@ -204,27 +204,22 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	var recover []string
-	for {
-		db, group, fsCloser, err := openPebble(dir, &opts, cache, recover)
-		var moved pebble.ErrMissingWALRecoveryDir
-		if errors.As(err, &moved) && len(recover) == 0 {
-			// commitlog_directory changed since the last run: replay
-			// what the old one holds.
-			opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
-			recover = append(recover, moved.Dir)
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("storage: open %s: %w", dir, err)
-		}
-		return newPebble(db, opts, group, fsCloser), nil
+	db, group, fsCloser, err := openPebble(dir, &opts, cache, "")
+	if moved := (pebble.ErrMissingWALRecoveryDir{}); errors.As(err, &moved) {
+		// commitlog_directory changed since the last run: replay what
+		// the old one holds.
+		opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
+		db, group, fsCloser, err = openPebble(dir, &opts, cache, moved.Dir)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	return newPebble(db, opts, group, fsCloser), nil
 }
 
 // openPebble opens Pebble in dir with cqld's options, replaying write-ahead
-// logs found in recover too.
-func openPebble(dir string, opts *Options, cache *pebble.Cache, recover []string) (*pebble.DB, *groupWindow, io.Closer, error) {
+// logs found in the directory recover too (unless "").
+func openPebble(dir string, opts *Options, cache *pebble.Cache, recover string) (*pebble.DB, *groupWindow, io.Closer, error) {
 	po := &pebble.Options{
 		Cache:              cache,
 		WALDir:             opts.WALDir,
@@ -271,8 +266,8 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, recover []string
 		group = &groupWindow{window: opts.GroupWindow}
 		po.WALMinSyncInterval = group.next
 	}
-	for _, d := range recover {
-		po.WALRecoveryDirs = append(po.WALRecoveryDirs, wal.Dir{FS: vfs.Default, Dirname: d})
+	if recover != "" {
+		po.WALRecoveryDirs = []wal.Dir{{FS: vfs.Default, Dirname: recover}}
 	}
 	// Pebble's own disk-health wrapper (5 s, as its default) but owned
 	// here, so that a failed Open does not leave its goroutine behind.
