@@ -419,8 +419,12 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 		}
 		comps[i] = vs
 	}
+	combos, err := cartesian(comps)
+	if err != nil {
+		return nil, err
+	}
 	var keys [][]byte
-	for _, combo := range cartesian(comps) {
+	for _, combo := range combos {
 		for _, v := range combo {
 			if len(v) == 0 && len(t.PartitionKey) == 1 {
 				return nil, cqlerr.Invalidf("Key may not be empty")
@@ -434,13 +438,23 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	return keys, nil
 }
 
+// maxCombinations bounds the combinations cartesian makes: IN lists a
+// client sends can multiply past what memory holds, or past an int (their
+// product wrapping to 0 would read or write nothing, silently).
+// Cassandra's in_select_cartesian_product guardrail, when set, stops far
+// earlier.
+const maxCombinations = 1 << 24
+
 // cartesian returns every combination picking one value per component,
 // the last component varying fastest. The combinations share one backing
 // array, each capped at its own components (two allocations in all,
 // instead of one per combination and component).
-func cartesian(comps [][][]byte) [][][]byte {
+func cartesian(comps [][][]byte) ([][][]byte, error) {
 	n := 1
 	for _, vs := range comps {
+		if len(vs) > 0 && n > maxCombinations/len(vs) {
+			return nil, cqlerr.Invalidf("The cartesian product of the IN restrictions produces more than %d values", maxCombinations)
+		}
 		n *= len(vs)
 	}
 	w := len(comps)
@@ -455,7 +469,7 @@ func cartesian(comps [][][]byte) [][][]byte {
 		}
 		out[i] = combo
 	}
-	return out
+	return out, nil
 }
 
 // clusterings evaluates clustering EQ/IN restrictions into clustering
@@ -472,7 +486,7 @@ func clusterings(t *schema.Table, ck []*keyVals, vals []Value) ([][][]byte, erro
 		}
 		comps = append(comps, vs)
 	}
-	return cartesian(comps), nil
+	return cartesian(comps)
 }
 
 func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, keyspace string) error {

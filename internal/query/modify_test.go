@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -17,7 +18,10 @@ func TestCartesian(t *testing.T) {
 		{[][][]byte{{b("a"), b("b")}, {b("x"), b("y"), b("z")}}, "[[a x] [a y] [a z] [b x] [b y] [b z]]"},
 		{[][][]byte{{b("a"), b("b")}, {}, {b("x")}}, "[]"},
 	} {
-		got := cartesian(c.comps)
+		got, err := cartesian(c.comps)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s := fmt.Sprintf("%s", got); s != c.want {
 			t.Errorf("cartesian(%s) = %s, want %s", c.comps, s, c.want)
 		}
@@ -27,6 +31,14 @@ func TestCartesian(t *testing.T) {
 			if s := fmt.Sprintf("%s", got); s != c.want {
 				t.Errorf("after an append to the first combination: %s, want %s", s, c.want)
 			}
+		}
+	}
+	// IN lists whose product wraps an int (2^64 here) must be refused, not
+	// read or written as no combination at all.
+	in := make([][]byte, 1<<16)
+	for _, comps := range [][][][]byte{{in, in, in, in}, {in, in}} {
+		if got, err := cartesian(comps); err == nil || !strings.Contains(err.Error(), "cartesian product") {
+			t.Errorf("%d IN lists of %d values: %d combinations, error %v", len(comps), len(in), len(got), err)
 		}
 	}
 }
