@@ -325,7 +325,13 @@ func TestGroupWindow(t *testing.T) {
 	if n := p.group.committing.Load(); n != 0 {
 		t.Fatalf("%d Applies still counted as committing", n)
 	}
-	p = reopen(t, p, dir)
+	// Acknowledged means in the log: open again after a crash, which
+	// leaves the memtable unflushed.
+	crash(t, p)
+	p, err = Open(dir, Options{SyncMode: SyncGroup, GroupWindow: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer p.Close()
 	for pk := int32(0); pk < 80; pk++ {
 		want := 0
@@ -410,17 +416,6 @@ func TestWALDir(t *testing.T) {
 		}
 		return m
 	}
-	// crash stops p the way a killed process would leave it: the memtable
-	// is not flushed, so the rows are only in the log.
-	crash := func(p *Pebble) {
-		t.Helper()
-		close(p.stop)
-		p.wg.Wait()
-		if err := p.db.Close(); err != nil {
-			t.Fatal(err)
-		}
-		_ = p.fsCloser.Close()
-	}
 	write := func(p *Pebble, pk int32) {
 		u := update(tbl, pk)
 		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, pk))}
@@ -443,7 +438,7 @@ func TestWALDir(t *testing.T) {
 	if len(logFiles(logs)) == 0 || len(logFiles(dir)) != 0 {
 		t.Fatalf("logs in WALDir %v, in the data directory %v", logFiles(logs), logFiles(dir))
 	}
-	crash(p)
+	crash(t, p)
 
 	// Back to the default (the data directory): the rows in logs replay.
 	if p, err = Open(dir, Options{}); err != nil {
@@ -451,7 +446,7 @@ func TestWALDir(t *testing.T) {
 	}
 	check(p, 1)
 	write(p, 2)
-	crash(p)
+	crash(t, p)
 
 	// And to a third directory.
 	if p, err = Open(dir, Options{WALDir: t.TempDir()}); err != nil {

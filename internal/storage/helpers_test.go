@@ -102,6 +102,18 @@ func reopen(tb testing.TB, p *Pebble, dir string) *Pebble {
 	return p
 }
 
+// crash stops p the way a killed process leaves it: the memtable is not
+// flushed, so what it holds is only in the write-ahead log.
+func crash(tb testing.TB, p *Pebble) {
+	tb.Helper()
+	close(p.stop)
+	p.wg.Wait()
+	if err := p.db.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	_ = p.fsCloser.Close()
+}
+
 func mustApply(tb testing.TB, e Engine, t *schema.Table, us ...*mutation.PartitionUpdate) {
 	tb.Helper()
 	if err := e.Apply(context.Background(), t, us...); err != nil {
