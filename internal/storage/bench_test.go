@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -185,5 +186,42 @@ func BenchmarkSliceRead(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRangeScan reads 100 one-row partitions in token order with
+// LIMIT 100 (YCSB E's scan shape), flushed and compacted, without the
+// partition cache.
+func BenchmarkRangeScan(b *testing.B) {
+	tbl := testTable()
+	ctx := context.Background()
+	p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	const parts = 10000
+	for pk := int32(0); pk < parts; pk++ {
+		u := update(tbl, pk)
+		u.Token = int64(pk) * 7919
+		u.Rows = []mutation.Row{row(ck(1, "x"), marker(1), live(colV, 1, pk))}
+		mustApply(b, p, tbl, u)
+	}
+	if err := p.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	tp := appendTablePrefix(nil, tbl.ID)
+	if err := p.db.Compact(ctx, tp, prefixEnd(tp), false); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := int64(i%(parts-100)) * 7919
+		cmd := &mutation.ReadCommand{TableID: tbl.ID, StartToken: start, EndToken: math.MaxInt64, RowLimit: 100, NowSec: 1}
+		ps, err := p.Read(ctx, tbl, cmd)
+		if err != nil || len(ps) != 100 {
+			b.Fatalf("read: %v %d", err, len(ps))
+		}
 	}
 }

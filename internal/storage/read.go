@@ -874,9 +874,11 @@ func (r *pebbleReader) emitRow() {
 	}
 	r.live = true
 	if !r.cmd.StaticOnly {
-		if len(r.rows) == cap(r.rows) {
+		if len(r.rows) == cap(r.rows) && r.cmd.Key != nil {
 			// Room for the rows the limit still allows (a LIMIT 50
-			// slice grows once), doubling past 64.
+			// slice grows once), doubling past 64. Only for a single
+			// partition: a range scan's partitions are often one row
+			// each, and 64 rows apiece cost it 8x the bytes.
 			r.rows = slices.Grow(r.rows, max(len(r.rows), min(r.budget, 64)))
 		}
 		r.rows = append(r.rows, row)
