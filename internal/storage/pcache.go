@@ -594,6 +594,7 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 	// it).
 	sfx := func(j int) []byte { return ops[j].k[old.pp:] }
 	i, j := 0, 0
+	changed = false
 	for i < old.len() || j < len(ops) {
 		switch {
 		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), sfx(j)) < 0):
@@ -605,10 +606,12 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 		// operand of the key.
 		k := sfx(j)
 		var cur []byte
-		if i < old.len() && bytes.Equal(old.key(i), k) {
+		had := i < old.len() && bytes.Equal(old.key(i), k)
+		if had {
 			cur = old.value(i)
 			i++
 		}
+		prev := cur
 		for ; j < len(ops) && bytes.Equal(sfx(j), k); j++ {
 			v := ops[j].v
 			if cur == nil || bytes.Equal(cur, v) {
@@ -623,9 +626,10 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 				cur = v
 			}
 		}
+		changed = changed || !had || !bytes.Equal(cur, prev)
 		b.add(k, cur)
 	}
-	return true, true
+	return changed, true
 }
 
 // foldOne is foldEntry for one operand of a key old has (an update of a
