@@ -282,14 +282,48 @@ func TestPartitionCacheFillRace(t *testing.T) {
 		p.pc.afterFill = nil
 		write(20, 3)
 	}
-	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 && got != 3 {
-		t.Fatalf("v = %d, want 2 or 3", got)
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 {
+		t.Fatalf("v = %d, want the snapshot's 2", got)
 	}
 	if e := p.pc.peek(pp); e != nil {
 		t.Fatalf("fill published after a tie: %+v", e)
 	}
 	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 3 {
 		t.Fatalf("v = %d after the tie, want 3", got)
+	}
+	// A write during the fill that loses (an older timestamp): what was
+	// read is published as it is.
+	p.pc.drop(pp)
+	p.pc.afterFill = func() {
+		p.pc.afterFill = nil
+		write(5, 9)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 3 {
+		t.Fatalf("v = %d, want 3", got)
+	}
+	e := p.pc.peek(pp)
+	if e == nil || e.big {
+		t.Fatalf("fill with a losing write not published: %+v", e)
+	}
+	// A write during the fill that makes the partition too large for the
+	// cache: a marker that it is too large is published, not the rows.
+	p.pc.drop(pp)
+	defer func(max int) { p.pc.maxPart = max }(p.pc.maxPart)
+	p.pc.maxPart = len(e.buf) + 8
+	p.pc.afterFill = func() {
+		p.pc.afterFill = nil
+		u := update(tbl, 1)
+		for c := int32(2); c < 50; c++ {
+			u.Rows = append(u.Rows, row(ck(c, "b"), marker(30), live(colV, 30, c)))
+		}
+		mustApply(t, p, tbl, u)
+	}
+	mustRead(t, p, tbl, pointRead(tbl, 1))
+	if e := p.pc.peek(pp); e == nil || !e.big {
+		t.Fatalf("fill that grew too large not marked big: %+v", e)
+	}
+	if ps := mustRead(t, p, tbl, pointRead(tbl, 1)); len(ps) != 1 || len(ps[0].Rows) != 49 {
+		t.Fatalf("after the fill that grew too large: %s", fmtPartitions(tbl, ps))
 	}
 }
 
