@@ -179,7 +179,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			nc.Close()
 			continue
 		}
-		c := newConn(s, nc)
+		c := newConn(s, fastConn(nc))
 		s.conns[c] = struct{}{}
 		s.connWG.Add(1)
 		s.mu.Unlock()
