@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,20 +33,28 @@ type StartupResult struct {
 // waits idle, samples RSS, then stops the server with SIGTERM.
 func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.Duration) (*StartupResult, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = nil, nil
+	var stderr tailBuffer // why it exited, if it does
+	cmd.Stdout, cmd.Stderr = nil, &stderr
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	// Wait in the background: a server that exited stays a zombie, which
+	// still answers signal 0, until it is waited for.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
+			return
+		default:
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 	}()
 	res := &StartupResult{Command: argv}
@@ -59,10 +69,12 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("bench: no answer from %s within 30s: %w", addr, err)
 		}
-		if cmd.ProcessState != nil || (cmd.Process != nil && cmd.Process.Signal(syscall.Signal(0)) != nil) {
-			return nil, errors.New("bench: server exited during startup")
+		select {
+		case werr := <-exited:
+			exited <- werr // for the deferred stop
+			return nil, fmt.Errorf("bench: server exited during startup (%v): %s", werr, stderr.String())
+		case <-time.After(time.Millisecond):
 		}
-		time.Sleep(time.Millisecond)
 	}
 	time.Sleep(idle)
 	res.IdleAfterMS = float64(time.Since(t0).Milliseconds())
@@ -106,4 +118,27 @@ func probe(addr string) (string, error) {
 		return "", fmt.Errorf("query answered with %v", f.Body.Message)
 	}
 	return string(rows.Data[0][0]), nil
+}
+
+// tailBuffer keeps the last 4 KiB written to it (a server's log).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	const keep = 4 << 10
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > keep {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-keep:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(string(b.buf))
 }

@@ -62,11 +62,15 @@ trap 'exit 130' INT TERM
 
 log() { printf '=== %s\n' "$*" >&2; }
 
-# free_port prints a loopback port nothing listens on.
+# free_port prints a loopback port nothing listens on, below the kernel's
+# ephemeral range: a port in that range may be the local end of one of the
+# benchmark's own client connections, and a server could not bind it.
 free_port() {
-	local p
+	local p lo
+	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "${lo:-0}" -gt 11000 ] || lo=32768
 	while :; do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return
