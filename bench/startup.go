@@ -35,6 +35,9 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var stderr tailBuffer // why it exited, if it does
 	cmd.Stdout, cmd.Stderr = nil, &stderr
+	// Wait returns this long after the server exits even if a process it
+	// left behind still holds its stderr.
+	cmd.WaitDelay = 5 * time.Second
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -57,6 +60,10 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 			<-exited
 		}
 	}()
+	died := func(when string, werr error) error {
+		exited <- werr // for the deferred stop
+		return fmt.Errorf("bench: server exited %s (%v): %s", when, werr, stderr.String())
+	}
 	res := &StartupResult{Command: argv}
 	deadline := t0.Add(30 * time.Second)
 	for {
@@ -71,12 +78,15 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 		}
 		select {
 		case werr := <-exited:
-			exited <- werr // for the deferred stop
-			return nil, fmt.Errorf("bench: server exited during startup (%v): %s", werr, stderr.String())
+			return nil, died("during startup", werr)
 		case <-time.After(time.Millisecond):
 		}
 	}
-	time.Sleep(idle)
+	select {
+	case werr := <-exited:
+		return nil, died("while idle", werr)
+	case <-time.After(idle):
+	}
 	res.IdleAfterMS = float64(time.Since(t0).Milliseconds())
 	s, err := readProc(cmd.Process.Pid)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ func TestMeasureStartup(t *testing.T) {
 	// A socket bound to a port without listening on it, as the local end
 	// of a client connection is: connecting to the port is refused, and
 	// a server cannot bind it.
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +66,18 @@ func TestMeasureStartup(t *testing.T) {
 	_, err = bench.MeasureStartup(context.Background(), argv, addr, 0)
 	if err == nil || !strings.Contains(err.Error(), "exited during startup") || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("start on a taken port: %v", err)
+	}
+
+	// A server that leaves a process behind holding its stderr is still
+	// seen to exit (cmd.WaitDelay), long before that process ends or the
+	// probe gives up.
+	_, err = bench.MeasureStartup(context.Background(), []string{"sh", "-c", "sleep 60 & echo $! gone >&2; exit 1"}, addr, 0)
+	m := regexp.MustCompile(`(\d+) gone`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil || !strings.Contains(err.Error(), "exited during startup") {
+		t.Fatalf("start that leaves a child behind: %v", err)
+	}
+	if pid, _ := strconv.Atoi(m[1]); pid > 0 {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 
 	closeFD()
