@@ -21,7 +21,9 @@ import (
 // CPU at 30,000 YCSB-C reads/s (perf, docs/benchmarks.md). A read or
 // write of a non-blocking socket never blocks, so it needs none of what
 // the syscall state is for (handing the processor to another thread
-// while the call blocks).
+// while the call blocks). The thread can still sleep briefly inside one
+// (the socket's lock, memory for socket buffers), holding its processor
+// meanwhile; that is the price.
 type rawSock struct {
 	net.Conn
 	rc syscall.RawConn
