@@ -43,9 +43,11 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 		return nil, err
 	}
 	// Wait in the background: a server that exited stays a zombie, which
-	// still answers signal 0, until it is waited for.
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// still answers signal 0, until it is waited for. waitErr is set
+	// before exited is closed.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	defer func() {
 		select {
 		case <-exited:
@@ -60,9 +62,8 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 			<-exited
 		}
 	}()
-	died := func(when string, werr error) error {
-		exited <- werr // for the deferred stop
-		return fmt.Errorf("bench: server exited %s (%v): %s", when, werr, stderr.String())
+	died := func(when string) error {
+		return fmt.Errorf("bench: server exited %s (%v): %s", when, waitErr, stderr.String())
 	}
 	res := &StartupResult{Command: argv}
 	deadline := t0.Add(30 * time.Second)
@@ -77,14 +78,14 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 			return nil, fmt.Errorf("bench: no answer from %s within 30s: %w", addr, err)
 		}
 		select {
-		case werr := <-exited:
-			return nil, died("during startup", werr)
+		case <-exited:
+			return nil, died("during startup")
 		case <-time.After(time.Millisecond):
 		}
 	}
 	select {
-	case werr := <-exited:
-		return nil, died("while idle", werr)
+	case <-exited:
+		return nil, died("while idle")
 	case <-time.After(idle):
 	}
 	res.IdleAfterMS = float64(time.Since(t0).Milliseconds())
