@@ -438,11 +438,12 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	return keys, nil
 }
 
-// maxCombinations bounds the combinations cartesian makes: IN lists a
-// client sends can multiply past what memory holds, or past an int (their
-// product wrapping to 0 would read or write nothing, silently).
-// Cassandra's in_select_cartesian_product guardrail, when set, stops far
-// earlier.
+// maxCombinations bounds the combinations one cartesian call makes, so
+// that the product of IN lists a client sends cannot wrap an int (a
+// product wrapped to 0 would read or write nothing, silently) and one
+// call allocates at most 2^24 combinations. Partition keys and
+// clusterings are bounded separately. Cassandra's
+// in_select_cartesian_product guardrail, when set, stops far earlier.
 const maxCombinations = 1 << 24
 
 // cartesian returns every combination picking one value per component,
@@ -450,9 +451,14 @@ const maxCombinations = 1 << 24
 // array, each capped at its own components (two allocations in all,
 // instead of one per combination and component).
 func cartesian(comps [][][]byte) ([][][]byte, error) {
+	for _, vs := range comps {
+		if len(vs) == 0 {
+			return nil, nil // an empty IN list selects nothing, whatever the others hold
+		}
+	}
 	n := 1
 	for _, vs := range comps {
-		if len(vs) > 0 && n > maxCombinations/len(vs) {
+		if n > maxCombinations/len(vs) {
 			return nil, cqlerr.Invalidf("The cartesian product of the IN restrictions produces more than %d values", maxCombinations)
 		}
 		n *= len(vs)

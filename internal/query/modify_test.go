@@ -41,4 +41,9 @@ func TestCartesian(t *testing.T) {
 			t.Errorf("%d IN lists of %d values: %d combinations, error %v", len(comps), len(in), len(got), err)
 		}
 	}
+	// An empty IN list selects nothing, however large the others are (as
+	// in Cassandra), rather than being refused.
+	if got, err := cartesian([][][]byte{in, in, nil}); err != nil || len(got) != 0 {
+		t.Errorf("with an empty IN list: %d combinations, error %v", len(got), err)
+	}
 }
