@@ -83,9 +83,10 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 		}
 		return rows, nil, nil
 	}
-	// Room for the partition's rows (up to those still wanted, and to 1024:
-	// a filter may keep few of them), doubling at least.
-	if n := min(len(part.Rows), want-len(rows), 1024); n > cap(rows)-len(rows) {
+	// Room for the partition's rows (up to those still wanted, those the
+	// per-partition limit leaves, and 1024: a filter may keep few of
+	// them), doubling at least.
+	if n := min(len(part.Rows), want-len(rows), int(r.perPartition-in), 1024); n > cap(rows)-len(rows) {
 		rows = slices.Grow(rows, max(n, len(rows)))
 	}
 	for i := range part.Rows {
