@@ -72,8 +72,10 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	}
 	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
 	if cfg.CommitlogDir != "" {
-		// Relative to the working directory, as Cassandra's (Pebble
-		// would take it relative to the data directory).
+		// Relative to the working directory, as Cassandra's. Absolute
+		// because Pebble records the WAL directory in its OPTIONS file
+		// and checks it at the next open: a relative one would mean
+		// another directory when cqld starts from elsewhere.
 		dir, err := filepath.Abs(cfg.CommitlogDir)
 		if err != nil {
 			return nil, fmt.Errorf("commitlog_directory: %w", err)

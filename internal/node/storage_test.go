@@ -304,8 +304,10 @@ func TestDropFreesSpace(t *testing.T) {
 
 // TestCommitlogDirectory checks that commitlog_directory puts the commit
 // log there (a relative path is taken from the working directory, as
-// Cassandra does) and that rows survive a restart with it moved back into
-// the data directory.
+// Cassandra does) and that the node opens again, with its rows, after the
+// setting is removed (Pebble refuses a moved log directory unless told
+// where the old one is). Replaying a log left in the old directory after
+// a crash is storage's TestWALDir.
 func TestCommitlogDirectory(t *testing.T) {
 	root := t.TempDir()
 	t.Chdir(root)
