@@ -210,8 +210,7 @@ func BenchmarkRangeScan(b *testing.B) {
 	if err := p.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	tp := appendTablePrefix(nil, tbl.ID)
-	if err := p.db.Compact(ctx, tp, prefixEnd(tp), false); err != nil {
+	if err := p.Compact(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -223,5 +222,46 @@ func BenchmarkRangeScan(b *testing.B) {
 		if err != nil || len(ps) != 100 {
 			b.Fatalf("read: %v %d", err, len(ps))
 		}
+	}
+}
+
+// BenchmarkSmallPartitionRead reads whole three-row partitions, flushed
+// and compacted, without the partition cache, as a driver's paged SELECT
+// does (a page of 5000 rows) and with no limit at all: the rows slice
+// must not be sized for the limit when the partition is small.
+func BenchmarkSmallPartitionRead(b *testing.B) {
+	tbl := testTable()
+	ctx := context.Background()
+	p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	const parts = 1000
+	for pk := int32(0); pk < parts; pk++ {
+		u := update(tbl, pk)
+		for c := int32(0); c < 3; c++ {
+			u.Rows = append(u.Rows, row(ck(c, "x"), marker(1), live(colV, 1, pk)))
+		}
+		mustApply(b, p, tbl, u)
+	}
+	if err := p.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, limit := range []int{5000, 0} {
+		b.Run("limit="+strconv.Itoa(limit), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				pk := int32(i % parts)
+				cmd := &mutation.ReadCommand{TableID: tbl.ID, Key: i32(pk), Token: pkToken(pk), RowLimit: limit, NowSec: 1}
+				ps, err := p.Read(ctx, tbl, cmd)
+				if err != nil || len(ps) != 1 || len(ps[0].Rows) != 3 {
+					b.Fatalf("read: %v %d", err, len(ps))
+				}
+			}
+		})
 	}
 }

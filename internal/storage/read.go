@@ -462,6 +462,10 @@ func carve[T any](buf *[]T, n int) []T {
 // carveMax bounds the chunks of carve (elements).
 const carveMax = 256
 
+// smallLimit is the largest row budget a single-partition read sizes its
+// rows for at once (emitRow).
+const smallLimit = 64
+
 // pointCells is how many cells of a point read's row pointAlloc holds.
 const pointCells = 2
 
@@ -874,12 +878,13 @@ func (r *pebbleReader) emitRow() {
 	}
 	r.live = true
 	if !r.cmd.StaticOnly {
-		if len(r.rows) == cap(r.rows) && r.cmd.Key != nil {
-			// Room for the rows the limit still allows (a LIMIT 50
-			// slice grows once), doubling past 64. Only for a single
-			// partition: a range scan's partitions are often one row
-			// each, and 64 rows apiece cost it 8x the bytes.
-			r.rows = slices.Grow(r.rows, max(len(r.rows), min(r.budget, 64)))
+		if len(r.rows) == cap(r.rows) && r.cmd.Key != nil && r.budget <= smallLimit {
+			// Room for every row a small limit still allows: a LIMIT
+			// 50 slice grows once. Otherwise append doubles: a driver's
+			// page of 5000 rows over a small partition must not cost
+			// room for 64 (and a range scan's partitions are often one
+			// row each, so it is for single partitions only).
+			r.rows = slices.Grow(r.rows, r.budget)
 		}
 		r.rows = append(r.rows, row)
 	}
