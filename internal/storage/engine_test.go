@@ -303,7 +303,8 @@ func TestGroupWindow(t *testing.T) {
 		}
 		_ = p.Close()
 	}
-	p, err := Open(dir, Options{SyncMode: SyncGroup, GroupWindow: 5 * time.Millisecond})
+	const window = 5 * time.Millisecond
+	p, err := Open(dir, Options{SyncMode: SyncGroup, GroupWindow: window})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,10 +326,24 @@ func TestGroupWindow(t *testing.T) {
 	if n := p.group.committing.Load(); n != 0 {
 		t.Fatalf("%d Applies still counted as committing", n)
 	}
+	// The window reaches Pebble: with enough (pretended) siblings, syncs
+	// are spaced by it, so three Applies in a row take at least two
+	// windows. (A lower bound: a slow machine cannot break it.)
+	p.group.committing.Add(groupSiblings)
+	start := time.Now()
+	for i := int32(0); i < 3; i++ {
+		u := update(tbl, 100+i)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, i))}
+		mustApply(t, p, tbl, u)
+	}
+	if took := time.Since(start); took < 2*window {
+		t.Fatalf("three Applies with the window in force took %v, want at least %v", took, 2*window)
+	}
+	p.group.committing.Add(-groupSiblings)
 	// Acknowledged means in the log: open again after a crash, which
 	// leaves the memtable unflushed.
 	crash(t, p)
-	p, err = Open(dir, Options{SyncMode: SyncGroup, GroupWindow: 5 * time.Millisecond})
+	p, err = Open(dir, Options{SyncMode: SyncGroup, GroupWindow: window})
 	if err != nil {
 		t.Fatal(err)
 	}
