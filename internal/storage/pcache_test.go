@@ -480,12 +480,18 @@ func TestFoldOne(t *testing.T) {
 			p := b.part([]byte(pp))
 			return p.buf
 		}
-		changed, okFast := foldEntry(old, []pcOp{op}, &b)
-		fast := result(changed)
-		changed, okSlow := foldEntry(old, []pcOp{op, op}, &b)
-		slow := result(changed)
-		if okFast != okSlow {
-			t.Fatalf("ok %v, general path %v", okFast, okSlow)
+		changedFast, okFast := foldEntry(old, []pcOp{op}, &b)
+		fast := result(changedFast)
+		changedSlow, okSlow := foldEntry(old, []pcOp{op, op}, &b)
+		// The general path builds the whole result in b, changed or not:
+		// changed must say whether it differs from old (a write that lost
+		// or repeated must not rewrite the cached partition).
+		if okSlow && changedSlow == bytes.Equal(b.part([]byte(pp)).buf, old.buf) {
+			t.Fatalf("fold of %x=%x into %x: changed %v, but the result is %x", op.k, op.v, old.buf, changedSlow, b.part([]byte(pp)).buf)
+		}
+		slow := result(changedSlow)
+		if okFast != okSlow || okFast && changedFast != changedSlow {
+			t.Fatalf("ok %v changed %v, general path ok %v changed %v", okFast, changedFast, okSlow, changedSlow)
 		}
 		if okFast && !bytes.Equal(fast, slow) {
 			t.Fatalf("fold of %x=%x into %x: %x, general path %x", op.k, op.v, old.buf, fast, slow)
