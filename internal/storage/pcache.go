@@ -594,7 +594,6 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 	// it).
 	sfx := func(j int) []byte { return ops[j].k[old.pp:] }
 	i, j := 0, 0
-	changed = false
 	for i < old.len() || j < len(ops) {
 		switch {
 		case j == len(ops) || (i < old.len() && bytes.Compare(old.key(i), sfx(j)) < 0):

@@ -202,14 +202,18 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	var group *groupWindow
+	if opts.SyncMode == SyncGroup && opts.GroupWindow > 0 {
+		group = &groupWindow{window: opts.GroupWindow}
+	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	db, group, fsCloser, err := openPebble(dir, &opts, cache, "")
+	db, fsCloser, err := openPebble(dir, &opts, cache, group, "")
 	if moved := (pebble.ErrMissingWALRecoveryDir{}); errors.As(err, &moved) {
 		// commitlog_directory changed since the last run: replay what
 		// the old one holds.
 		opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
-		db, group, fsCloser, err = openPebble(dir, &opts, cache, moved.Dir)
+		db, fsCloser, err = openPebble(dir, &opts, cache, group, moved.Dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
@@ -219,7 +223,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 
 // openPebble opens Pebble in dir with cqld's options, replaying write-ahead
 // logs found in the directory recover too (unless "").
-func openPebble(dir string, opts *Options, cache *pebble.Cache, recover string) (*pebble.DB, *groupWindow, io.Closer, error) {
+func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recover string) (*pebble.DB, io.Closer, error) {
 	po := &pebble.Options{
 		Cache:              cache,
 		WALDir:             opts.WALDir,
@@ -261,9 +265,7 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, recover string) 
 		return pebble.SpanPolicy{DisableValueSeparationBySuffix: true}, nil, nil
 	}
 	po.ApplyCompressionSettings(compressionSettings)
-	var group *groupWindow
-	if opts.SyncMode == SyncGroup && opts.GroupWindow > 0 {
-		group = &groupWindow{window: opts.GroupWindow}
+	if group != nil {
 		po.WALMinSyncInterval = group.next
 	}
 	if recover != "" {
@@ -279,10 +281,10 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, recover string) 
 	if err != nil {
 		gate.failed()
 		_ = fsCloser.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	gate.opened()
-	return db, group, fsCloser, nil
+	return db, fsCloser, nil
 }
 
 func newPebble(db *pebble.DB, opts Options, group *groupWindow, fsCloser io.Closer) *Pebble {
