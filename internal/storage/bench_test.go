@@ -39,11 +39,7 @@ func BenchmarkApply(b *testing.B) {
 		{"periodic-concurrent-16", SyncPeriodic, 16},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			p, err := Open(b.TempDir(), Options{SyncMode: bc.mode})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close()
+			p := openTest(b, Options{SyncMode: bc.mode})
 			b.ReportAllocs()
 			if bc.parallel == 0 {
 				for i := 0; i < b.N; i++ {
@@ -87,11 +83,7 @@ func BenchmarkPointRead(b *testing.B) {
 		name := "rows=" + strconv.Itoa(rows) + "/flushed=" + strconv.FormatBool(flushed) + "/cache=" + strconv.FormatBool(cfg.cache)
 		{
 			b.Run(name, func(b *testing.B) {
-				p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: cacheSize})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
+				p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: cacheSize})
 				const parts = 1000 // 100k rows at most
 				for pk := int32(0); pk < parts; pk++ {
 					u := update(tbl, pk)
@@ -146,11 +138,7 @@ func BenchmarkSliceRead(b *testing.B) {
 	const parts, rows, limit = 10, 1000, 50
 	for _, flushed := range []bool{false, true} {
 		b.Run("flushed="+strconv.FormatBool(flushed), func(b *testing.B) {
-			p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close()
+			p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 			val := make([]byte, 100)
 			for pk := int32(0); pk < parts; pk++ {
 				u := update(tbl, pk)
@@ -195,11 +183,7 @@ func BenchmarkSliceRead(b *testing.B) {
 func BenchmarkRangeScan(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
-	p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 	const parts = 10000
 	for pk := int32(0); pk < parts; pk++ {
 		u := update(tbl, pk)
@@ -232,11 +216,7 @@ func BenchmarkRangeScan(b *testing.B) {
 func BenchmarkSmallPartitionRead(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
-	p, err := Open(b.TempDir(), Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 	const parts = 1000
 	for pk := int32(0); pk < parts; pk++ {
 		u := update(tbl, pk)

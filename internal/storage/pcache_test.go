@@ -14,7 +14,7 @@ import (
 )
 
 // openTest opens an engine closed at the end of the test.
-func openTest(t *testing.T, opts Options) *Pebble {
+func openTest(t testing.TB, opts Options) *Pebble {
 	t.Helper()
 	p, err := Open(t.TempDir(), opts)
 	if err != nil {
