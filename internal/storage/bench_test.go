@@ -183,20 +183,8 @@ func BenchmarkSliceRead(b *testing.B) {
 func BenchmarkRangeScan(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
-	p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 	const parts = 10000
-	for pk := int32(0); pk < parts; pk++ {
-		u := update(tbl, pk)
-		u.Token = int64(pk) * 7919
-		u.Rows = []mutation.Row{row(ck(1, "x"), marker(1), live(colV, 1, pk))}
-		mustApply(b, p, tbl, u)
-	}
-	if err := p.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := p.Compact(ctx); err != nil {
-		b.Fatal(err)
-	}
+	p := flushedPartitions(b, tbl, parts, 1, func(pk int32) int64 { return int64(pk) * 7919 })
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -216,21 +204,8 @@ func BenchmarkRangeScan(b *testing.B) {
 func BenchmarkSmallPartitionRead(b *testing.B) {
 	tbl := testTable()
 	ctx := context.Background()
-	p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
 	const parts = 1000
-	for pk := int32(0); pk < parts; pk++ {
-		u := update(tbl, pk)
-		for c := int32(0); c < 3; c++ {
-			u.Rows = append(u.Rows, row(ck(c, "x"), marker(1), live(colV, 1, pk)))
-		}
-		mustApply(b, p, tbl, u)
-	}
-	if err := p.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := p.Compact(ctx); err != nil {
-		b.Fatal(err)
-	}
+	p := flushedPartitions(b, tbl, parts, 3, nil)
 	for _, limit := range []int{5000, 0} {
 		b.Run("limit="+strconv.Itoa(limit), func(b *testing.B) {
 			b.ReportAllocs()
@@ -244,4 +219,28 @@ func BenchmarkSmallPartitionRead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// flushedPartitions opens an engine without the partition cache that holds
+// parts partitions of tbl (testTable) with rowsPer rows each, flushed and
+// compacted; token, when not nil, places partition pk.
+func flushedPartitions(b *testing.B, tbl *schema.Table, parts, rowsPer int32, token func(pk int32) int64) *Pebble {
+	p := openTest(b, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
+	for pk := int32(0); pk < parts; pk++ {
+		u := update(tbl, pk)
+		if token != nil {
+			u.Token = token(pk)
+		}
+		for c := int32(0); c < rowsPer; c++ {
+			u.Rows = append(u.Rows, row(ck(c, "x"), marker(1), live(colV, 1, pk)))
+		}
+		mustApply(b, p, tbl, u)
+	}
+	if err := p.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Compact(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
