@@ -50,6 +50,11 @@ type Config struct {
 	Consistency  string
 	ProtoVersion int // 0: negotiate (v5 with gocql v2 and cqld)
 	Timeout      time.Duration
+	// WriteCoalesce is gocql's WriteCoalesceWaitTime: how long a
+	// connection holds a request to write it together with the ones that
+	// follow. 0 (the harness default) writes each at once; gocql's own
+	// default is 200 µs (shared/FACTS.md: it caps a closed loop).
+	WriteCoalesce time.Duration
 	// ServerPID, when > 0, is sampled from /proc for CPU and RSS.
 	ServerPID int
 	// Log receives progress lines and errors; nil discards them.
@@ -223,7 +228,7 @@ func Connect(cfg Config) (*gocql.Session, error) {
 	cluster := gocql.NewCluster(hosts...)
 	cluster.ProtoVersion = cfg.ProtoVersion
 	cluster.NumConns = cfg.Connections
-	cluster.WriteCoalesceWaitTime = 0
+	cluster.WriteCoalesceWaitTime = cfg.WriteCoalesce
 	cluster.Timeout = cfg.Timeout
 	cluster.ConnectTimeout = 10 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())

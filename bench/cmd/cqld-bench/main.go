@@ -97,6 +97,7 @@ func runCmd(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.Consistency, "consistency", cfg.Consistency, "consistency level")
 	fs.IntVar(&cfg.ProtoVersion, "protocol", 0, "native protocol version (0: negotiate)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "per-request timeout")
+	fs.DurationVar(&cfg.WriteCoalesce, "write-coalesce", 0, "gocql WriteCoalesceWaitTime: hold each request this long to write it with the next ones (0: write at once)")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "server process to sample for CPU and RSS (/proc)")
 	out := fs.String("json", "", "write the results (a JSON array) to this file; - for stdout")
 	cpuProfile := fs.String("cpuprofile", "", "write the load generator's CPU profile to this file")
