@@ -94,6 +94,16 @@ wait_ready() {
 	exit 1
 }
 
+# fsync_probe prints the time of one 4 KiB O_DSYNC append on the disk of
+# the data directory: cqld acknowledges a write after the commit log's
+# fsync, the ceiling does not, so write workloads' ratios move with it.
+fsync_probe() {
+	local f="$WORK/fsync-probe" t
+	t=$(LC_ALL=C dd if=/dev/zero of="$f" bs=4k count=500 oflag=dsync 2>&1 | awk '/copied/ {print $(NF-3)}')
+	rm -f "$f"
+	awk -v t="$t" 'BEGIN { if (t == "") print "unknown"; else printf "%.0f us per 4 KiB O_DSYNC append\n", t / 500 * 1e6 }'
+}
+
 log "build"
 if [[ -n "${BENCH_CQLD_BIN:-}" ]]; then
 	cp "$BENCH_CQLD_BIN" "$WORK/cqld"
@@ -115,6 +125,7 @@ log "machine"
 	echo "kernel: $(uname -r)"
 	echo "go: $(go version | awk '{print $3}')"
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "fsync at start: $(fsync_probe)"
 	echo "settings: duration=$DURATION warmup=$WARMUP records=$RECORDS value_size=$VALUE_SIZE concurrency=$CONCURRENCY connections=$CONNECTIONS rounds=$ROUNDS"
 } | tee "$OUT/machine.txt"
 
@@ -206,5 +217,6 @@ shopt -s nullglob
 	sed 's/^startup: /cqld fresh start: /' "$OUT/startup-fresh.txt"
 	echo "cqld restart on the benchmark data: $(sed 's/^startup: //' "$OUT/startup-restart.txt")"
 	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "fsync at end: $(fsync_probe)"
 } | tee "$OUT/table.md"
 log "results in $OUT"
