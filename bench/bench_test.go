@@ -31,8 +31,11 @@ func TestSmoke(t *testing.T) {
 			cfg.Workload, cfg.RecordCount, cfg.Partitions, cfg.Load = w, 2000, 10, true
 			cfg.Concurrency, cfg.Connections = 8, 1
 			cfg.Duration, cfg.Warmup, cfg.Progress = 400*time.Millisecond, 100*time.Millisecond, 0
-			if w == "c" {
+			switch w {
+			case "c":
 				cfg.Rate = 2000 // open loop once
+			case "a":
+				cfg.WriteCoalesce = 200 * time.Microsecond // gocql's default, once
 			}
 			results, err := bench.Run(context.Background(), cfg)
 			if err != nil {

@@ -4,8 +4,8 @@
 // ((sensor_id, day), reading_time) partitions and 50-row slices of wide
 // partitions (WHERE pk = ? AND ck > ? LIMIT 50) — driven through the real
 // gocql v2 driver with token-aware routing, prepared statements and write
-// coalescing off (shared/FACTS.md: gocql's 200 µs default caps any server at
-// ~12k ops/s on this machine).
+// coalescing off unless Config.WriteCoalesce asks for it (shared/FACTS.md:
+// gocql's 200 µs default caps any server at ~12k ops/s on this machine).
 //
 // A run is closed loop (Concurrency goroutines back to back) or open loop
 // (Rate ops/s on a fixed schedule). Open-loop latency is measured from the
