@@ -27,6 +27,23 @@ import (
 type rawSock struct {
 	net.Conn
 	rc syscall.RawConn
+	// rd and wr are the state of the Read and of the Write in progress,
+	// and readFn and writeFn their callbacks, bound once: a closure over
+	// locals made per call escapes through the RawConn interface, three
+	// or four allocations per system call. So a rawSock takes at most one
+	// Read and one Write at a time, which is how the transport uses a
+	// connection (its reader goroutine and its writer goroutine).
+	rd, wr          rawOp
+	readFn, writeFn func(fd uintptr) bool
+}
+
+// rawOp is one Read or Write: its buffer, the bytes done, and the errno
+// that ended it (short: write(2) returned 0).
+type rawOp struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
+	short bool
 }
 
 // fastConn returns nc with raw reads and writes when it is a TCP
@@ -40,80 +57,88 @@ func fastConn(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	return &rawSock{Conn: nc, rc: rc}
+	c := &rawSock{Conn: nc, rc: rc}
+	c.readFn, c.writeFn = c.readOnce, c.writeOnce
+	return c
 }
 
 func (c *rawSock) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var (
-		n     int
-		errno syscall.Errno
-	)
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, e := sockRead(fd, p)
-			switch e {
-			case 0:
-				n = r
-				return true
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait until readable, then try again
-			default:
-				errno = e
-				return true
-			}
-		}
-	})
+	c.rd = rawOp{p: p}
+	err := c.rc.Read(c.readFn)
+	op := c.rd
+	c.rd = rawOp{}
 	switch {
 	case err != nil:
 		return 0, err
-	case errno != 0:
-		return 0, c.opError("read", errno)
-	case n == 0:
+	case op.errno != 0:
+		return 0, c.opError("read", op.errno)
+	case op.n == 0:
 		return 0, io.EOF
 	}
-	return n, nil
+	return op.n, nil
+}
+
+// readOnce is Read's callback: false asks the poller to wait until the
+// socket is readable and call it again.
+func (c *rawSock) readOnce(fd uintptr) bool {
+	for {
+		r, e := sockRead(fd, c.rd.p)
+		switch e {
+		case 0:
+			c.rd.n = r
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.rd.errno = e
+			return true
+		}
+	}
 }
 
 func (c *rawSock) Write(p []byte) (int, error) {
-	var (
-		n     int
-		errno syscall.Errno
-		short bool
-	)
-	err := c.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			r, e := sockWrite(fd, p[n:])
-			switch e {
-			case 0:
-				if r == 0 {
-					short = true // a socket never does this; do not spin
-					return true
-				}
-				n += r
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until writable, then go on
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wr = rawOp{p: p}
+	err := c.rc.Write(c.writeFn)
+	op := c.wr
+	c.wr = rawOp{}
 	switch {
 	case err != nil:
-		return n, err
-	case errno != 0:
-		return n, c.opError("write", errno)
-	case short:
-		return n, io.ErrShortWrite
+		return op.n, err
+	case op.errno != 0:
+		return op.n, c.opError("write", op.errno)
+	case op.short:
+		return op.n, io.ErrShortWrite
 	}
-	return n, nil
+	return op.n, nil
+}
+
+// writeOnce is Write's callback: it writes what is left, and returns false
+// to wait until the socket is writable when the kernel takes no more.
+func (c *rawSock) writeOnce(fd uintptr) bool {
+	w := &c.wr
+	for w.n < len(w.p) {
+		r, e := sockWrite(fd, w.p[w.n:])
+		switch e {
+		case 0:
+			if r == 0 {
+				w.short = true // a socket never does this; do not spin
+				return true
+			}
+			w.n += r
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			w.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 func (c *rawSock) opError(op string, errno syscall.Errno) error {

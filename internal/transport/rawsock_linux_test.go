@@ -140,3 +140,31 @@ func TestFastConnLeavesOtherConns(t *testing.T) {
 		t.Fatalf("fastConn(net.Pipe) = %T, want it unchanged", c)
 	}
 }
+
+// A read and a write allocate nothing: the poller's callbacks are bound
+// once per connection, not made per call (a closure over locals escapes
+// through syscall.RawConn).
+func TestRawSockNoAllocs(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	raw, peer := tcpPair(t)
+	out, in := []byte("x"), make([]byte, 1)
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := raw.Write(out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(peer, in); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peer.Write(out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Read(in); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("a write and a read through rawSock allocate %.1f times, want 0", allocs)
+	}
+}

@@ -30,3 +30,6 @@ func errnoOf(err error) syscall.Errno {
 	}
 	return e
 }
+
+// raceBuild: allocation counts are not the product's in race builds.
+const raceBuild = true
