@@ -72,14 +72,14 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	}
 	sopts := storage.Options{Logger: log, SyncPeriod: cfg.CommitlogSyncPeriod, GroupWindow: cfg.CommitlogSyncGroupWindow}
 	if cfg.CommitlogDir != "" {
-		// Relative to the working directory, as Cassandra's. Absolute
-		// because Pebble records the WAL directory in its OPTIONS file
-		// and checks it at the next open: a relative one would mean
-		// another directory when cqld starts from elsewhere.
+		// Relative to the working directory, as Cassandra's; storage
+		// wants it absolute (storage.Options.WALDir), and Config() shows
+		// the directory in use.
 		dir, err := filepath.Abs(cfg.CommitlogDir)
 		if err != nil {
 			return nil, fmt.Errorf("commitlog_directory: %w", err)
 		}
+		cfg.CommitlogDir = dir
 		sopts.WALDir = dir
 	}
 	if cfg.FileCacheSize <= 0 || cfg.PartitionCacheSize == 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -304,10 +305,11 @@ func TestDropFreesSpace(t *testing.T) {
 
 // TestCommitlogDirectory checks that commitlog_directory puts the commit
 // log there (a relative path is taken from the working directory, as
-// Cassandra does) and that the node opens again, with its rows, after the
-// setting is removed (Pebble refuses a moved log directory unless told
-// where the old one is). Replaying a log left in the old directory after
-// a crash is storage's TestWALDir.
+// Cassandra does, and handed to storage resolved: Pebble records it in
+// OPTIONS and compares it at the next open) and that the node opens again
+// after the setting is removed (Pebble refuses a moved log directory
+// unless told where the old one is). Replaying a log left in the old
+// directory after a crash is storage's TestWALDir.
 func TestCommitlogDirectory(t *testing.T) {
 	root := t.TempDir()
 	t.Chdir(root)
@@ -321,6 +323,17 @@ func TestCommitlogDirectory(t *testing.T) {
 	}
 	if inData, _ := filepath.Glob(filepath.Join(dir, "*.log")); len(inData) != 0 {
 		t.Fatalf("commit log in the data directory: %v", inData)
+	}
+	want := filepath.Join(root, "commitlog")
+	if got := n.Config().CommitlogDir; got != want {
+		t.Fatalf("Config().CommitlogDir = %q, want %q", got, want)
+	}
+	opts, _ := filepath.Glob(filepath.Join(dir, "OPTIONS-*"))
+	if len(opts) == 0 {
+		t.Fatal("no OPTIONS file")
+	}
+	if b, err := os.ReadFile(opts[len(opts)-1]); err != nil || !strings.Contains(string(b), "wal_dir="+want+"\n") {
+		t.Fatalf("OPTIONS does not record wal_dir=%s (%v):\n%s", want, err, b)
 	}
 	if err := n.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)

@@ -423,6 +423,14 @@ func TestStaticOnlyAndLimits(t *testing.T) {
 func TestWALDir(t *testing.T) {
 	tbl := testTable()
 	dir, logs := t.TempDir(), t.TempDir()
+	// Pebble records the directory and compares it at the next open, so a
+	// relative one is refused rather than recorded.
+	if p, err := Open(dir, Options{WALDir: "wal"}); err == nil || !strings.Contains(err.Error(), "not absolute") {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("Open with a relative WALDir: %v", err)
+	}
 	logFiles := func(d string) []string {
 		t.Helper()
 		m, err := filepath.Glob(filepath.Join(d, "*.log"))

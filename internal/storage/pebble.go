@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -60,8 +61,11 @@ func (m SyncMode) String() string {
 type Options struct {
 	SyncMode SyncMode
 	// WALDir is where the write-ahead log lives (Cassandra's
-	// commitlog_directory); empty means dir itself. Open replays a log
-	// left in the previous directory when it changes.
+	// commitlog_directory); empty means dir itself. It must be absolute:
+	// Pebble records it in its OPTIONS file and compares it at the next
+	// open, where a relative path would name another directory when the
+	// process starts from elsewhere. Open replays a log left in the
+	// previous directory when it changes.
 	WALDir string
 	// SyncPeriod is the fsync interval of SyncPeriodic (default 10s, as
 	// Cassandra's commitlog_sync_period).
@@ -190,6 +194,9 @@ func (g *groupWindow) next() time.Duration {
 
 // Open opens (creating if needed) the engine in dir.
 func Open(dir string, opts Options) (*Pebble, error) {
+	if opts.WALDir != "" && !filepath.IsAbs(opts.WALDir) {
+		return nil, fmt.Errorf("storage: the write-ahead log directory %q is not absolute", opts.WALDir)
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
