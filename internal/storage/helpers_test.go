@@ -103,7 +103,10 @@ func reopen(tb testing.TB, p *Pebble, dir string) *Pebble {
 }
 
 // crash stops p the way a killed process leaves it: the memtable is not
-// flushed, so what it holds is only in the write-ahead log.
+// flushed, so what it holds is only in the write-ahead log, as far as it
+// was written (a killed process loses nothing the kernel has; Pebble's
+// Close syncs the log). Losing what was not synced, as a power failure
+// does, takes a crashable file system (Options.fs; TestGroupWindow).
 func crash(tb testing.TB, p *Pebble) {
 	tb.Helper()
 	close(p.stop)

@@ -106,6 +106,8 @@ type Options struct {
 	// it; zero or negative disables each.
 	PartitionSizeWarnThreshold, PartitionSizeFailThreshold             int64
 	PartitionTombstonesWarnThreshold, PartitionTombstonesFailThreshold int64
+	// fs, in tests, replaces the disk (a crashable in-memory file system).
+	fs vfs.FS
 }
 
 // comparerName is persisted by Pebble.
@@ -229,8 +231,8 @@ func Open(dir string, opts Options) (*Pebble, error) {
 }
 
 // openPebble opens Pebble in dir with cqld's options, replaying write-ahead
-// logs found in the directory recover too (unless "").
-func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recover string) (*pebble.DB, io.Closer, error) {
+// logs found in recoveryDir too (unless "").
+func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recoveryDir string) (*pebble.DB, io.Closer, error) {
 	po := &pebble.Options{
 		Cache:              cache,
 		WALDir:             opts.WALDir,
@@ -275,12 +277,16 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWind
 	if group != nil {
 		po.WALMinSyncInterval = group.next
 	}
-	if recover != "" {
-		po.WALRecoveryDirs = []wal.Dir{{FS: vfs.Default, Dirname: recover}}
-	}
 	// Pebble's own disk-health wrapper (5 s, as its default) but owned
 	// here, so that a failed Open does not leave its goroutine behind.
-	fs, fsCloser := vfs.WithDiskHealthChecks(vfs.Default, 5*time.Second, nil, po.EventListener.DiskSlow)
+	base := opts.fs
+	if base == nil {
+		base = vfs.Default
+	}
+	fs, fsCloser := vfs.WithDiskHealthChecks(base, 5*time.Second, nil, po.EventListener.DiskSlow)
+	if recoveryDir != "" {
+		po.WALRecoveryDirs = []wal.Dir{{FS: fs, Dirname: recoveryDir}}
+	}
 	po.FS = fs
 	gate := newOpenGate() // compactions wait until Open returns (opengate.go)
 	po.Experimental.CompactionScheduler = gate
