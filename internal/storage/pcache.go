@@ -573,8 +573,9 @@ func (c *partitionCache) foldPartition(pp []byte, ops []pcOp, committed bool) {
 }
 
 // foldEntry builds old with ops merged in, in b; changed is false when
-// every operand loses (b is then unused), ok is false when the result
-// cannot be told without the commit order (a tie).
+// the result is old again (every operand lost or repeated a stored value;
+// b is then not to be stored), ok is false when the result cannot be told
+// without the commit order (a tie).
 func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 	for _, op := range ops {
 		if !op.merge {
@@ -625,6 +626,7 @@ func foldEntry(old pcPart, ops []pcOp, b *pcBuilder) (changed, ok bool) {
 				cur = v
 			}
 		}
+		// !had: a new key, even with an empty value (Equal(nil, "")).
 		changed = changed || !had || !bytes.Equal(cur, prev)
 		b.add(k, cur)
 	}
