@@ -230,6 +230,10 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	return newPebble(db, opts, group, fsCloser), nil
 }
 
+// slowDiskOp is how long a disk operation runs before it is logged as slow
+// (Pebble's default).
+const slowDiskOp = 5 * time.Second
+
 // openPebble opens Pebble in dir with cqld's options, replaying write-ahead
 // logs found in recoveryDir too (unless "").
 func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recoveryDir string) (*pebble.DB, io.Closer, error) {
@@ -277,13 +281,13 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWind
 	if group != nil {
 		po.WALMinSyncInterval = group.next
 	}
-	// Pebble's own disk-health wrapper (5 s, as its default) but owned
-	// here, so that a failed Open does not leave its goroutine behind.
+	// Pebble's own disk-health wrapper but owned here, so that a failed
+	// Open does not leave its goroutine behind.
 	base := opts.fs
 	if base == nil {
 		base = vfs.Default
 	}
-	fs, fsCloser := vfs.WithDiskHealthChecks(base, 5*time.Second, nil, po.EventListener.DiskSlow)
+	fs, fsCloser := vfs.WithDiskHealthChecks(base, slowDiskOp, nil, po.EventListener.DiskSlow)
 	if recoveryDir != "" {
 		po.WALRecoveryDirs = []wal.Dir{{FS: fs, Dirname: recoveryDir}}
 	}
@@ -627,7 +631,7 @@ func (s slogLogger) Fatalf(format string, args ...interface{}) {
 
 // eventLogger logs Pebble's write stalls (writes held back while memtables
 // flush or L0 is compacted), when one ends, with its reason and length; and
-// disk operations still running after 5 s (openPebble's disk-health
+// disk operations still running after slowDiskOp (openPebble's disk-health
 // checks).
 func eventLogger(log *slog.Logger) *pebble.EventListener {
 	var mu sync.Mutex
