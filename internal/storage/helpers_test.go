@@ -109,12 +109,9 @@ func reopen(tb testing.TB, p *Pebble, dir string) *Pebble {
 // does, takes a crashable file system (Options.fs; TestGroupWindow).
 func crash(tb testing.TB, p *Pebble) {
 	tb.Helper()
-	close(p.stop)
-	p.wg.Wait()
-	if err := p.db.Close(); err != nil {
+	if err := p.shutdown(false); err != nil {
 		tb.Fatal(err)
 	}
-	_ = p.fsCloser.Close()
 }
 
 func mustApply(tb testing.TB, e Engine, t *schema.Table, us ...*mutation.PartitionUpdate) {
