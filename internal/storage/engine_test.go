@@ -479,6 +479,30 @@ func TestWALDir(t *testing.T) {
 	if p, err = Open(dir, Options{WALDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	check(p, 1, 2)
+	write(p, 3)
+	crash(t, p)
+
+	// The log directory named as the data directory, which was given
+	// relative before and now absolute and back: one directory, each
+	// log replayed once.
+	t.Chdir(filepath.Dir(dir))
+	rel := filepath.Join(".", filepath.Base(dir))
+	if p, err = Open(rel, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check(p, 1, 2, 3)
+	write(p, 4)
+	crash(t, p)
+	if p, err = Open(rel, Options{WALDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	check(p, 1, 2, 3, 4)
+	write(p, 5)
+	crash(t, p)
+	if p, err = Open(rel, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	check(p, 1, 2, 3, 4, 5)
 }

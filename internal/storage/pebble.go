@@ -199,6 +199,17 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	if opts.WALDir != "" && !filepath.IsAbs(opts.WALDir) {
 		return nil, fmt.Errorf("storage: the write-ahead log directory %q is not absolute", opts.WALDir)
 	}
+	// Pebble compares the recorded log directory with this one by name,
+	// an empty one standing for dir as given: with dir absolute too, a log
+	// directory named as the data directory is the data directory, however
+	// either was spelled before (otherwise Pebble asks for the old name as
+	// a recovery directory and then finds each log twice). Nothing about
+	// dir itself is recorded.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	dir = abs
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
