@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -30,20 +31,21 @@ type rawSock struct {
 	// rd and wr are the state of the Read and of the Write in progress,
 	// and readFn and writeFn their callbacks, bound once: a closure over
 	// locals made per call escapes through the RawConn interface, three
-	// or four allocations per system call. So a rawSock takes at most one
-	// Read and one Write at a time, which is how the transport uses a
-	// connection (its reader goroutine and its writer goroutine).
+	// or four allocations per Read or Write. rdMu and wrMu keep to one
+	// Read and one Write at a time, as net.Conn's own locks do (the
+	// transport has one reader and one writer per connection, so they are
+	// never contended).
+	rdMu, wrMu      sync.Mutex
 	rd, wr          rawOp
 	readFn, writeFn func(fd uintptr) bool
 }
 
-// rawOp is one Read or Write: its buffer, the bytes done, and the errno
-// that ended it (short: write(2) returned 0).
+// rawOp is one Read or Write: its buffer, the bytes done, and the error
+// that ended it.
 type rawOp struct {
-	p     []byte
-	n     int
-	errno syscall.Errno
-	short bool
+	p   []byte
+	n   int
+	err error
 }
 
 // fastConn returns nc with raw reads and writes when it is a TCP
@@ -66,19 +68,16 @@ func (c *rawSock) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.rdMu.Lock()
+	defer c.rdMu.Unlock()
 	c.rd = rawOp{p: p}
 	err := c.rc.Read(c.readFn)
 	op := c.rd
 	c.rd = rawOp{}
-	switch {
-	case err != nil:
-		return 0, err
-	case op.errno != 0:
-		return 0, c.opError("read", op.errno)
-	case op.n == 0:
-		return 0, io.EOF
+	if err == nil {
+		err = op.err
 	}
-	return op.n, nil
+	return op.n, err
 }
 
 // readOnce is Read's callback: false asks the poller to wait until the
@@ -88,6 +87,9 @@ func (c *rawSock) readOnce(fd uintptr) bool {
 		r, e := sockRead(fd, c.rd.p)
 		switch e {
 		case 0:
+			if r == 0 {
+				c.rd.err = io.EOF
+			}
 			c.rd.n = r
 			return true
 		case syscall.EINTR:
@@ -95,26 +97,23 @@ func (c *rawSock) readOnce(fd uintptr) bool {
 		case syscall.EAGAIN:
 			return false
 		default:
-			c.rd.errno = e
+			c.rd.err = c.opError("read", e)
 			return true
 		}
 	}
 }
 
 func (c *rawSock) Write(p []byte) (int, error) {
+	c.wrMu.Lock()
+	defer c.wrMu.Unlock()
 	c.wr = rawOp{p: p}
 	err := c.rc.Write(c.writeFn)
 	op := c.wr
 	c.wr = rawOp{}
-	switch {
-	case err != nil:
-		return op.n, err
-	case op.errno != 0:
-		return op.n, c.opError("write", op.errno)
-	case op.short:
-		return op.n, io.ErrShortWrite
+	if err == nil {
+		err = op.err
 	}
-	return op.n, nil
+	return op.n, err
 }
 
 // writeOnce is Write's callback: it writes what is left, and returns false
@@ -126,7 +125,7 @@ func (c *rawSock) writeOnce(fd uintptr) bool {
 		switch e {
 		case 0:
 			if r == 0 {
-				w.short = true // a socket never does this; do not spin
+				w.err = io.ErrShortWrite // a socket never does this; do not spin
 				return true
 			}
 			w.n += r
@@ -134,7 +133,7 @@ func (c *rawSock) writeOnce(fd uintptr) bool {
 		case syscall.EAGAIN:
 			return false
 		default:
-			w.errno = e
+			w.err = c.opError("write", e)
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -74,6 +75,46 @@ func TestRawSockLargeTransfers(t *testing.T) {
 	}
 	if n, err := raw.Read(nil); n != 0 || err != nil {
 		t.Fatalf("Read(nil) = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// TestRawSockConcurrentWrites writes from several goroutines at once, as
+// net.Conn allows: each Write arrives whole, none interleaved with another.
+func TestRawSockConcurrentWrites(t *testing.T) {
+	raw, peer := tcpPair(t)
+	const writers, writes, size = 4, 16, 256 << 10 // larger than the socket buffers
+	// Interleaved writes can also stall each other: fail instead of hanging.
+	deadline := time.Now().Add(10 * time.Second)
+	_ = raw.SetWriteDeadline(deadline)
+	_ = peer.SetReadDeadline(deadline)
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(peer, writers*writes*size))
+		got <- b
+	}()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := bytes.Repeat([]byte{byte('a' + w)}, size)
+			for range writes {
+				if n, err := raw.Write(p); err != nil || n != size {
+					t.Errorf("Write = %d, %v", n, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b := <-got
+	if len(b) != writers*writes*size {
+		t.Fatalf("peer read %d bytes, want %d", len(b), writers*writes*size)
+	}
+	for off := 0; off < len(b); off += size {
+		if c := b[off : off+size]; !bytes.Equal(c, bytes.Repeat(c[:1], size)) {
+			t.Fatalf("the write at %d is mixed with another", off)
+		}
 	}
 }
 

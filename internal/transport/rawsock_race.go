@@ -2,10 +2,7 @@
 
 package transport
 
-import (
-	"errors"
-	"syscall"
-)
+import "syscall"
 
 // In race builds sockRead and sockWrite are the syscall package's Read and
 // Write: those tell the race detector that what a goroutine did before
@@ -23,11 +20,9 @@ func sockWrite(fd uintptr, p []byte) (int, syscall.Errno) {
 	return n, errnoOf(err)
 }
 
+// errnoOf is err's errno: syscall.Read and Write return nil or one.
 func errnoOf(err error) syscall.Errno {
-	var e syscall.Errno
-	if err != nil && !errors.As(err, &e) {
-		return syscall.EIO
-	}
+	e, _ := err.(syscall.Errno)
 	return e
 }
 
