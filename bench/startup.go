@@ -36,8 +36,8 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 	var stderr tailBuffer // why it exited, if it does
 	cmd.Stdout, cmd.Stderr = nil, &stderr
 	// Wait returns this long after the server exits even if a process it
-	// left behind still holds its stderr.
-	cmd.WaitDelay = 5 * time.Second
+	// left behind still holds its stderr (by then its own output is read).
+	cmd.WaitDelay = time.Second
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err

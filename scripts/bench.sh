@@ -95,13 +95,19 @@ wait_ready() {
 }
 
 # fsync_probe prints the time of one 4 KiB O_DSYNC append on the disk of
-# the data directory: cqld acknowledges a write after the commit log's
-# fsync, the ceiling does not, so write workloads' ratios move with it.
+# the commit log (--commitlog-dir in BENCH_CQLD_ARGS, else the data
+# directory's): cqld acknowledges a write after the commit log's fsync, the
+# ceiling does not, so write workloads' ratios move with it.
 fsync_probe() {
-	local f="$WORK/fsync-probe" t
+	local dir="$WORK" f t
+	if [[ ${BENCH_CQLD_ARGS:-} =~ --commitlog-dir[=[:space:]]+([^[:space:]]+) ]]; then
+		dir=${BASH_REMATCH[1]}
+		mkdir -p "$dir"
+	fi
+	f="$dir/cqld-fsync-probe.$$"
 	t=$(LC_ALL=C dd if=/dev/zero of="$f" bs=4k count=500 oflag=dsync 2>&1 | awk '/copied/ {print $(NF-3)}')
 	rm -f "$f"
-	awk -v t="$t" 'BEGIN { if (t == "") print "unknown"; else printf "%.0f us per 4 KiB O_DSYNC append\n", t / 500 * 1e6 }'
+	awk -v t="$t" -v d="$dir" 'BEGIN { if (t == "") print "unknown"; else printf "%.0f us per 4 KiB O_DSYNC append in %s\n", t / 500 * 1e6, d }'
 }
 
 log "build"
