@@ -125,7 +125,7 @@ func runStart(cmd *cobra.Command, _ []string) error {
 	}
 	admin.Register(n) // nodetool's API on the admin port
 	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
-		"data_dir", cfg.DataDir, "commitlog_directory", cmp.Or(n.Config().CommitlogDir, cfg.DataDir), "commitlog_sync", cfg.CommitlogSync,
+		"data_dir", n.Config().DataDir, "commitlog_directory", cmp.Or(n.Config().CommitlogDir, n.Config().DataDir), "commitlog_sync", cfg.CommitlogSync,
 		"file_cache_size", fmt.Sprintf("%dMiB", n.Config().FileCacheSize>>20),
 		"partition_cache_size", fmt.Sprintf("%dMiB", max(n.Config().PartitionCacheSize, 0)>>20), "startup", time.Since(started).Round(time.Millisecond))
 	sig := make(chan os.Signal, 1)

@@ -27,8 +27,8 @@ func defaultFileCacheSize(mem int64) int64 { return cacheDefault(mem, 512<<20, 4
 // own: the storage engine's cache of small partitions, storage/pcache.go):
 // min(128MiB, heap/16), at least 16MiB. (A YCSB record of 1 KB takes
 // 1,363 bytes of it, entry overhead included: 128 MiB holds 98,000 of the
-// benchmark's 100,000, and a fresh server's reads miss only until each
-// record has been read once; the Go heap that holds the cache doubles
+// benchmark's 100,000, so after each record has been read once nearly
+// every read hits; the Go heap that holds the cache doubles
 // before a collection: docs/benchmarks.md.)
 func defaultPartitionCacheSize(mem int64) int64 { return cacheDefault(mem, 128<<20, 16, 16<<20) }
 

@@ -48,8 +48,8 @@
 //
 // The write-ahead log lives in the engine's directory or in Options.WALDir
 // (commitlog_directory): on a device of its own its fsyncs do not queue
-// behind compactions' writes, which made them take up to ~150 ms on a
-// shared disk (docs/benchmarks.md). When WALDir changes, Open replays the
+// behind compactions' writes, which made them take up to ~90 ms on a
+// shared disk, pausing writes for up to ~150 ms (docs/benchmarks.md). When WALDir changes, Open replays the
 // log left in the previous directory (Pebble names it when it refuses to
 // open without it). Disk operations still running after 5 s are logged.
 //

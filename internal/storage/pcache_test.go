@@ -308,7 +308,6 @@ func TestPartitionCacheFillRace(t *testing.T) {
 	// A write during the fill that makes the partition too large for the
 	// cache: a marker that it is too large is published, not the rows.
 	p.pc.drop(pp)
-	defer func(max int) { p.pc.maxPart = max }(p.pc.maxPart)
 	p.pc.maxPart = len(e.buf) + 8
 	p.pc.afterFill = func() {
 		p.pc.afterFill = nil
