@@ -292,7 +292,8 @@ func TestPartitionCacheFillRace(t *testing.T) {
 		t.Fatalf("v = %d after the tie, want 3", got)
 	}
 	// A write during the fill that loses (an older timestamp): what was
-	// read is published as it is.
+	// read is published, with the read's values (that the losing fold
+	// leaves it uncopied is TestFoldOne's).
 	p.pc.drop(pp)
 	p.pc.afterFill = func() {
 		p.pc.afterFill = nil
