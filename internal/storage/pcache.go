@@ -68,7 +68,10 @@ import (
 // its parts dies and when it stops being current) is compacted: its live
 // parts, found through the chunk's list of slots, are copied to the
 // current chunk and it is let go; a reader that still holds a part of it
-// keeps it alive. With a pointer per entry, key, value, offsets and list
+// keeps it alive. That is why a hit returns the cached values themselves
+// (pebbleReader.keep): a read's result holds on to its chunk for as long
+// as the request uses it, and no copy is needed (YCSB C: 3.1 instead of
+// 4.2 KB allocated per read). With a pointer per entry, key, value, offsets and list
 // link, a 130 MB cache of YCSB records made every collection cycle spend
 // 28-68 ms (50-80 ms of CPU) marking, a core's worth of CPU taken from
 // request handling, and the cycles were where the open-loop tail latency

@@ -106,6 +106,71 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 	}
 }
 
+// TestPartitionCacheHitNoCopy checks that a cache hit returns the cached
+// values themselves, not copies, and that this is safe: what a read
+// returned does not change when its partition is rewritten and its chunk
+// compacted or evicted, and an append to a returned value does not write
+// into the cache.
+func TestPartitionCacheHitNoCopy(t *testing.T) {
+	tbl := testTable()
+	p := openTest(t, Options{PartitionCacheSize: 256 << 10})
+	write := func(pk int32, ts int64, v int32) {
+		u := update(tbl, pk)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, v))}
+		mustApply(t, p, tbl, u)
+	}
+	value := func(ps []mutation.Partition) []byte {
+		t.Helper()
+		if vOf(ps) == -1 {
+			t.Fatalf("no value of v in %+v", ps)
+		}
+		for _, c := range ps[0].Rows[0].Cells {
+			if c.Column == colV {
+				return c.Value
+			}
+		}
+		return nil
+	}
+	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1))
+	write(1, 10, 7)
+	mustRead(t, p, tbl, pointRead(tbl, 1)) // the fill
+	e := p.pc.peek(pp)
+	if e == nil {
+		t.Fatal("partition 1 not cached after a read")
+	}
+	v := value(mustRead(t, p, tbl, pointRead(tbl, 1))) // a hit
+	if cap(v) != len(v) {
+		t.Fatalf("returned value has room to grow: len %d cap %d", len(v), cap(v))
+	}
+	inCache := false
+	for i := range e.len() {
+		if cv := e.value(i); len(cv) > 0 && &cv[len(cv)-1] == &v[len(v)-1] {
+			inCache = true
+		}
+	}
+	if !inCache {
+		t.Fatal("a hit's value is a copy, not the cached bytes")
+	}
+	held := bytes.Clone(v)
+	_ = append(v, 0xff, 0xff, 0xff, 0xff) // must reallocate, not write into the chunk
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 7 {
+		t.Fatalf("after appending to a returned value, v = %d, want 7", got)
+	}
+	// Rewrite partition 1 and fill the cache with others until its old
+	// versions' chunks are compacted and it is evicted.
+	for n := range 2000 {
+		write(1, int64(20+n), int32(100+n))
+		write(int32(2+n%500), int64(20+n), int32(n))
+		mustRead(t, p, tbl, pointRead(tbl, int32(2+n%500)))
+	}
+	if !bytes.Equal(v, held) {
+		t.Fatalf("a returned value changed under later writes: %x, was %x", v, held)
+	}
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2099 {
+		t.Fatalf("v = %d, want 2099", got)
+	}
+}
+
 // TestPartitionCacheLarge checks that a partition too large to keep is
 // read from Pebble, and that a partition that grows too large leaves.
 func TestPartitionCacheLarge(t *testing.T) {

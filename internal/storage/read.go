@@ -189,6 +189,9 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 	switch {
 	case ok && !e.big:
 		p.pc.hits.Add(1)
+		// A cached part's bytes never change (pcache.go): its values are
+		// returned as they are, not copied.
+		r.stable = true
 	case ph != nil:
 		p.pc.misses.Add(1)
 		if e, err = p.fillCached(r, pp, ph); err != nil {
@@ -208,7 +211,7 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
 	}
-	if r.whole {
+	if r.whole && !r.stable {
 		// Every value may be returned: one arena chunk for them all
 		// instead of doubling ones (the entry's size bounds them).
 		r.reserve(len(cmd.Key) + e.dataLen())
@@ -342,6 +345,9 @@ type pebbleReader struct {
 	live   bool // a live row was seen (StaticOnly)
 
 	arena []byte
+	// stable is set when the iterator's values outlive the read (a cached
+	// partition's): keep returns them without copying.
+	stable bool
 	// rowBuf, clusBuf and cellBuf, when not nil, are the room of a
 	// pointAlloc for the rows, clustering values and cells returned.
 	rowBuf  []mutation.Row
@@ -523,6 +529,16 @@ func (r *pebbleReader) copyBytes(b []byte) []byte {
 	start := len(r.arena)
 	r.arena = append(r.arena, b...)
 	return r.arena[start:len(r.arena):len(r.arena)]
+}
+
+// keep returns value b of the iterator for the read's result: b itself
+// when the iterator's values outlive the read (capped, so that an append
+// to it cannot write past it), else a copy in the arena.
+func (r *pebbleReader) keep(b []byte) []byte {
+	if r.stable && len(b) > 0 {
+		return b[:len(b):len(b)]
+	}
+	return r.copyBytes(b)
 }
 
 // reserve makes room for n more bytes in the arena (a new chunk when they
@@ -794,7 +810,7 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 			return nil // expired with the data written with it
 		}
 		if !r.acc.hasWritten || mutation.Reconcile(&r.acc.written, &c) == &c {
-			c.Value = r.copyBytes(c.Value)
+			c.Value = r.keep(c.Value)
 			r.acc.written, r.acc.hasWritten = c, true
 		}
 		return nil
@@ -841,7 +857,7 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 		}
 		c.Column = id
 		if !c.Tombstone {
-			c.Value = r.copyBytes(c.Value)
+			c.Value = r.keep(c.Value)
 		}
 		if len(slot) > 5 {
 			if slot[5] != pathTag {
@@ -849,7 +865,7 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 			}
 			if written != nil {
 				// The element as written (valFlagPath).
-				c.Path = r.copyBytes(written)
+				c.Path = r.keep(written)
 			} else {
 				p, err := appendDecodedPath(r.pbuf[:0], col, slot[6:])
 				if err != nil {
