@@ -438,13 +438,14 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	return keys, nil
 }
 
-// maxCombinations bounds the combinations one cartesian call makes, so
-// that the product of IN lists a client sends cannot wrap an int (a
-// product wrapped to 0 would read or write nothing, silently) and one
-// call allocates at most 2^24 combinations. Partition keys and
-// clusterings are bounded separately. Cassandra's
-// in_select_cartesian_product guardrail, when set, stops far earlier.
-const maxCombinations = 1 << 24
+// maxCartesianBytes bounds what the combinations of one cartesian call
+// hold: their slices and the bytes of their values, which the caller turns
+// into keys or bounds, one per combination. A count alone did not bound
+// them: 2^24 combinations of two components took 1.2 GB of slices, and a
+// 64 KB value in an IN list of one is copied into every key built from it.
+// Cassandra's in_select_cartesian_product guardrail, when set, stops far
+// earlier; without it, its heap is what gives out.
+const maxCartesianBytes = 64 << 20
 
 // cartesian returns every combination picking one value per component,
 // the last component varying fastest. The combinations share one backing
@@ -456,13 +457,30 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 			return nil, nil // an empty IN list selects nothing, whatever the others hold
 		}
 	}
-	n := 1
+	// Each combination costs a slice header, one per component and the
+	// bytes of its values; each value of component j is in n/len(comps[j])
+	// combinations. Counted in float64: the product may overflow an int.
+	const header = 24
+	n := 1.0
 	for _, vs := range comps {
-		if n > maxCombinations/len(vs) {
-			return nil, cqlerr.Invalidf("The cartesian product of the IN restrictions produces more than %d values", maxCombinations)
-		}
-		n *= len(vs)
+		n *= float64(len(vs))
 	}
+	size := n * header * float64(len(comps)+1)
+	for _, vs := range comps {
+		sum := 0
+		for _, v := range vs {
+			sum += len(v)
+		}
+		size += n / float64(len(vs)) * float64(sum)
+	}
+	if size > maxCartesianBytes {
+		return nil, cqlerr.Invalidf("The cartesian product of the IN restrictions produces %.0f values holding %.0f MiB, more than the %d MiB a query may hold", n, size/(1<<20), maxCartesianBytes>>20)
+	}
+	return product(comps, int(n)), nil
+}
+
+// product builds the n combinations of comps (cartesian).
+func product(comps [][][]byte, n int) [][][]byte {
 	w := len(comps)
 	out, backing := make([][][]byte, n), make([][]byte, n*w)
 	for i := range out {
@@ -475,7 +493,7 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 		}
 		out[i] = combo
 	}
-	return out, nil
+	return out
 }
 
 // clusterings evaluates clustering EQ/IN restrictions into clustering

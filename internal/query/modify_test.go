@@ -41,6 +41,34 @@ func TestCartesian(t *testing.T) {
 			t.Errorf("%d IN lists of %d values: %d combinations, error %v", len(comps), len(in), len(got), err)
 		}
 	}
+	// The product is bounded by what it holds, not by its count: two lists
+	// of 4096 made 2^24 combinations (1.2 GB of slices), and one large value
+	// is in every combination with it.
+	ints := func(n, size int) [][]byte {
+		vs := make([][]byte, n)
+		for i := range vs {
+			vs[i] = make([]byte, size)
+		}
+		return vs
+	}
+	for _, comps := range [][][][]byte{
+		{ints(4096, 4), ints(4096, 4)},
+		{ints(1, 64<<10), ints(2000, 4)},
+		{ints(3<<20, 4)},
+	} {
+		if got, err := cartesian(comps); err == nil || !strings.Contains(err.Error(), "cartesian product") {
+			t.Errorf("%d IN lists: %d combinations, error %v", len(comps), len(got), err)
+		}
+	}
+	for _, comps := range [][][][]byte{
+		{ints(500, 4), ints(500, 4)},
+		{ints(1, 64<<10), ints(500, 4)},
+		{ints(1<<19, 16)},
+	} {
+		if _, err := cartesian(comps); err != nil {
+			t.Errorf("%d IN lists: %v", len(comps), err)
+		}
+	}
 	// An empty IN list selects nothing, however large the others are (as
 	// in Cassandra), rather than being refused.
 	if got, err := cartesian([][][]byte{in, in, nil}); err != nil || len(got) != 0 {
