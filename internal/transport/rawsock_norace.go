@@ -18,5 +18,3 @@ func sockWrite(fd uintptr, p []byte) (int, syscall.Errno) {
 	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	return int(r), e
 }
-
-const raceBuild = false

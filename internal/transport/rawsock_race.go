@@ -25,6 +25,3 @@ func errnoOf(err error) syscall.Errno {
 	e, _ := err.(syscall.Errno)
 	return e
 }
-
-// raceBuild: allocation counts are not the product's in race builds.
-const raceBuild = true

@@ -1,0 +1,6 @@
+//go:build linux && race
+
+package transport
+
+// raceBuild: allocation counts are not the product's in race builds.
+const raceBuild = true
