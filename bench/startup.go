@@ -2,10 +2,8 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -90,8 +88,16 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 	}
 	res.IdleAfterMS = float64(time.Since(t0).Milliseconds())
 	s, err := readProc(cmd.Process.Pid)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return res, err
+	if err != nil {
+		// A server that died meanwhile (reaped: no /proc entry; a zombie:
+		// no VmRSS) is reported as such, not with an RSS of 0; exited
+		// closes once Wait has its stderr (WaitDelay at most).
+		select {
+		case <-exited:
+			return nil, died("while idle")
+		case <-time.After(2 * cmd.WaitDelay):
+			return nil, err
+		}
 	}
 	res.IdleRSSBytes = s.rssBytes
 	return res, nil
