@@ -26,10 +26,10 @@ func defaultFileCacheSize(mem int64) int64 { return cacheDefault(mem, 512<<20, 4
 // defaultPartitionCacheSize is the default partition_cache_size (cqld's
 // own: the storage engine's cache of small partitions, storage/pcache.go):
 // min(128MiB, heap/16), at least 16MiB. (A YCSB record of 1 KB takes
-// 1,363 bytes of it, entry overhead included: 128 MiB holds 98,000 of the
-// benchmark's 100,000, so after each record has been read once nearly
-// every read hits; the Go heap that holds the cache doubles
-// before a collection: docs/benchmarks.md.)
+// 1,319 bytes of it, entry overhead included: 128 MiB holds the
+// benchmark's 100,000 records, 131.9 MB, with 2 MB to spare, so after
+// each record has been read once every read hits; the Go heap that holds
+// the cache doubles before a collection: docs/benchmarks.md.)
 func defaultPartitionCacheSize(mem int64) int64 { return cacheDefault(mem, 128<<20, 16, 16<<20) }
 
 // physicalMemory returns the machine's memory in bytes (MemTotal of

@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkPartitionCacheHit looks up partitions of a cache the size of
-// YCSB's data set (100,000 partitions of ~1.4 KB, all cached) from
+// YCSB's data set (100,000 partitions of ~1.3 KB, all cached) from
 // GOMAXPROCS goroutines, zipfian as YCSB picks them: the cost of a hit
 // (hash, shard lock, index, eviction bookkeeping) on CPU caches that mostly
 // miss. ns/op is wall time: with -cpu 2, half of a hit's CPU time.

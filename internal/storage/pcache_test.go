@@ -171,6 +171,43 @@ func TestPartitionCacheHitNoCopy(t *testing.T) {
 	}
 }
 
+// TestPartLayout writes parts up to the largest kept (pcMaxPartition
+// bytes of keys and values, many small entries, after a 64 KiB prefix)
+// and reads every key and value back: the offsets are uint16, counted
+// from the end of the prefix.
+func TestPartLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, ppLen := range []int{3, 40, 64 << 10} {
+		pp := bytes.Repeat([]byte{'p'}, ppLen)
+		var b pcBuilder
+		var keys, vals [][]byte
+		for n := 0; ; n++ {
+			k := binary.BigEndian.AppendUint32(nil, uint32(n))
+			v := bytes.Repeat([]byte{byte(n)}, rng.IntN(40))
+			if len(b.data)+len(k)+len(v) > pcMaxPartition {
+				break
+			}
+			b.add(k, v)
+			keys, vals = append(keys, k), append(vals, v)
+		}
+		if len(b.data) < pcMaxPartition-50 {
+			t.Fatalf("filled %d bytes only", len(b.data))
+		}
+		e := b.part(pp)
+		if !bytes.Equal(e.prefix(), pp) || e.len() != len(keys) || e.dataLen() != len(b.data) {
+			t.Fatalf("prefix of %d bytes: %d entries, %d bytes of data", ppLen, e.len(), e.dataLen())
+		}
+		for i := range keys {
+			if !bytes.Equal(e.key(i), keys[i]) || !bytes.Equal(e.value(i), vals[i]) {
+				t.Fatalf("prefix of %d bytes, entry %d: %x=%x, want %x=%x", ppLen, i, e.key(i), e.value(i), keys[i], vals[i])
+			}
+		}
+		if i := e.search(keys[len(keys)/2]); i != len(keys)/2 {
+			t.Fatalf("search found %d, want %d", i, len(keys)/2)
+		}
+	}
+}
+
 // TestPartitionCacheLarge checks that a partition too large to keep is
 // read from Pebble, and that a partition that grows too large leaves.
 func TestPartitionCacheLarge(t *testing.T) {
