@@ -2,7 +2,9 @@ package query
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
@@ -438,14 +440,34 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	return keys, nil
 }
 
-// maxCartesianBytes bounds what the combinations of one cartesian call
-// hold: their slices and the bytes of their values, which the caller turns
-// into keys or bounds, one per combination. A count alone did not bound
-// them: 2^24 combinations of two components took 1.2 GB of slices, and a
-// 64 KB value in an IN list of one is copied into every key built from it.
-// Cassandra's in_select_cartesian_product guardrail, when set, stops far
-// earlier; without it, its heap is what gives out.
+// maxCartesianBytes bounds what the combinations of one product of IN
+// restrictions hold: cartesian's slices and the bytes of their values,
+// which the caller turns into keys or bounds, one per combination; the
+// rows of a modification's partition keys times its clusterings
+// (buildUpdates); a select's clustering prefixes times its tuples
+// (tupleSlices). A count alone did not bound them: 2^24 combinations of
+// two components took 1.2 GB of slices, and a 64 KB value in an IN list
+// of one is copied into every key built from it. Cassandra's
+// in_select_cartesian_product guardrail, when set, stops far earlier;
+// without it, its heap is what gives out.
 const maxCartesianBytes = 64 << 20
+
+// sliceHeader is the size of a slice header.
+const sliceHeader = int(unsafe.Sizeof([]byte(nil)))
+
+// boundProduct refuses a product of n combinations that would hold size
+// bytes (in float64: a product of IN lists may overflow an int, and an
+// overflowing one must be refused, NaN included, never wrap to nothing).
+func boundProduct(n, size float64) error {
+	if size <= maxCartesianBytes {
+		return nil
+	}
+	count := strconv.FormatFloat(n, 'f', 0, 64)
+	if !(n < 1e15) {
+		count = strconv.FormatFloat(n, 'g', 3, 64)
+	}
+	return cqlerr.Invalidf("The cartesian product of the IN restrictions produces %s combinations, more than the %d MiB they may hold", count, maxCartesianBytes>>20)
+}
 
 // cartesian returns every combination picking one value per component,
 // the last component varying fastest. The combinations share one backing
@@ -459,22 +481,23 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 	}
 	// Each combination costs a slice header, one per component and the
 	// bytes of its values; each value of component j is in n/len(comps[j])
-	// combinations. Counted in float64: the product may overflow an int.
-	const header = 24
+	// combinations.
 	n := 1.0
 	for _, vs := range comps {
 		n *= float64(len(vs))
 	}
-	size := n * header * float64(len(comps)+1)
+	size := n * float64(sliceHeader*(len(comps)+1))
 	for _, vs := range comps {
 		sum := 0
 		for _, v := range vs {
 			sum += len(v)
 		}
-		size += n / float64(len(vs)) * float64(sum)
+		if sum > 0 { // Inf*0 is NaN
+			size += n / float64(len(vs)) * float64(sum)
+		}
 	}
-	if size > maxCartesianBytes {
-		return nil, cqlerr.Invalidf("The cartesian product of the IN restrictions produces %.0f values holding %.0f MiB, more than the %d MiB a query may hold", n, size/(1<<20), maxCartesianBytes>>20)
+	if err := boundProduct(n, size); err != nil {
+		return nil, err
 	}
 	return product(comps, int(n)), nil
 }
@@ -806,6 +829,12 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		if err != nil {
 			return nil, err
 		}
+	}
+	// A row (or range tombstone) per partition key and clustering.
+	rows := float64(len(keys)) * float64(max(len(cks), 1))
+	rowSize := max(unsafe.Sizeof(mutation.Row{}), unsafe.Sizeof(mutation.RangeTombstone{}))
+	if err := boundProduct(rows, rows*float64(rowSize)); err != nil {
+		return nil, err
 	}
 	expiry := mutation.NoDeletion
 	if w.ttl > 0 {

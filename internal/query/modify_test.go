@@ -43,18 +43,26 @@ func TestCartesian(t *testing.T) {
 	}
 	// The product is bounded by what it holds, not by its count: two lists
 	// of 4096 made 2^24 combinations (1.2 GB of slices), and one large value
-	// is in every combination with it.
+	// is in every combination with it. ints(n, size) is n values of size
+	// bytes (sharing their bytes: only lengths count).
 	ints := func(n, size int) [][]byte {
-		vs := make([][]byte, n)
+		vs, v := make([][]byte, n), make([]byte, size)
 		for i := range vs {
-			vs[i] = make([]byte, size)
+			vs[i] = v
 		}
 		return vs
+	}
+	// A product that overflows to +Inf next to a list of empty values
+	// (Inf*0: NaN, which compares false) is refused too.
+	huge := [][][]byte{{{}}}
+	for range 128 {
+		huge = append(huge, ints(256, 1))
 	}
 	for _, comps := range [][][][]byte{
 		{ints(4096, 4), ints(4096, 4)},
 		{ints(1, 64<<10), ints(2000, 4)},
-		{ints(3<<20, 4)},
+		{ints(1<<16, 1<<10)},
+		huge,
 	} {
 		if got, err := cartesian(comps); err == nil || !strings.Contains(err.Error(), "cartesian product") {
 			t.Errorf("%d IN lists: %d combinations, error %v", len(comps), len(got), err)
@@ -63,7 +71,7 @@ func TestCartesian(t *testing.T) {
 	for _, comps := range [][][][]byte{
 		{ints(500, 4), ints(500, 4)},
 		{ints(1, 64<<10), ints(500, 4)},
-		{ints(1<<19, 16)},
+		{ints(1<<18, 16)},
 	} {
 		if _, err := cartesian(comps); err != nil {
 			t.Errorf("%d IN lists: %v", len(comps), err)

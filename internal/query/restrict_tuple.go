@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
@@ -250,9 +251,19 @@ func (p *selectPlan) tupleSlices(prefixes [][][]byte, vals []Value) ([]mutation.
 			}
 			tuples = append(tuples, parts)
 		}
+		// A slice per prefix and tuple, each with its own values.
+		n := float64(len(prefixes)) * float64(len(tuples))
+		w := len(tr.cols)
+		if len(prefixes) > 0 {
+			w += len(prefixes[0])
+		}
+		if err := boundProduct(n, n*float64(int(unsafe.Sizeof(mutation.Slice{}))+sliceHeader*w)); err != nil {
+			return nil, err
+		}
+		out = make([]mutation.Slice, 0, len(prefixes)*len(tuples))
 		for _, pre := range prefixes {
 			for _, tu := range tuples {
-				vs := append(append([][]byte{}, pre...), tu...)
+				vs := append(append(make([][]byte, 0, len(pre)+len(tu)), pre...), tu...)
 				out = append(out, mutation.Slice{Start: mutation.Bound{Values: vs, Inclusive: true}, End: mutation.Bound{Values: vs, Inclusive: true}})
 			}
 		}
