@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -462,9 +463,14 @@ func boundProduct(n, size float64) error {
 	if size <= maxCartesianBytes {
 		return nil
 	}
-	count := strconv.FormatFloat(n, 'f', 0, 64)
-	if !(n < 1e15) {
+	var count string
+	switch {
+	case n < 1e15:
+		count = strconv.FormatFloat(n, 'f', 0, 64)
+	case n <= math.MaxFloat64:
 		count = strconv.FormatFloat(n, 'g', 3, 64)
+	default:
+		count = "more than 1.8e+308"
 	}
 	return cqlerr.Invalidf("The cartesian product of the IN restrictions produces %s combinations, more than the %d MiB they may hold", count, maxCartesianBytes>>20)
 }

@@ -68,6 +68,18 @@ func TestCartesian(t *testing.T) {
 			t.Errorf("%d IN lists: %d combinations, error %v", len(comps), len(got), err)
 		}
 	}
+	for _, c := range []struct {
+		comps [][][]byte
+		count string
+	}{
+		{[][][]byte{ints(4096, 4), ints(4096, 4)}, "produces 16777216 combinations"},
+		{[][][]byte{ints(1<<16, 1), ints(1<<16, 1), ints(1<<16, 1), ints(1<<16, 1)}, "produces 1.84e+19 combinations"},
+		{huge, "produces more than 1.8e+308 combinations"},
+	} {
+		if _, err := cartesian(c.comps); err == nil || !strings.Contains(err.Error(), c.count) {
+			t.Errorf("%d IN lists: error %v, want %q", len(c.comps), err, c.count)
+		}
+	}
 	for _, comps := range [][][][]byte{
 		{ints(500, 4), ints(500, 4)},
 		{ints(1, 64<<10), ints(500, 4)},
