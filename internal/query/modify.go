@@ -426,7 +426,7 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	var keys [][]byte
+	keys := make([][]byte, 0, len(combos))
 	for _, combo := range combos {
 		for _, v := range combo {
 			if len(v) == 0 && len(t.PartitionKey) == 1 {
