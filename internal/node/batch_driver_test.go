@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,18 +16,10 @@ import (
 // over batch_size_fail_threshold fails through gocql with Invalid "Batch
 // too large" and writes nothing.
 func TestDriverBatchWarnings(t *testing.T) {
-	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
-	defer stopTestNode(t, n)
-	s := connect(t, n, 4, nil)
-	defer s.Close()
-	for _, q := range []string{
+	n, s := driverNode(t,
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.b (k int PRIMARY KEY, v text)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	// gocql drops the warnings of a VOID result (it attaches the frame to
 	// the Iter only for ROWS), so the warnings of protocol BATCH messages
 	// are checked on the executor's Batch, which the transport encodes

@@ -2,7 +2,6 @@ package node
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,18 +13,10 @@ import (
 // of built (rows of an UPDATE: partition keys times clusterings; slices of
 // a SELECT: clustering prefixes times tuples), and that ordinary ones run.
 func TestDriverINProductBounded(t *testing.T) {
-	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
-	defer stopTestNode(t, n)
-	s := connect(t, n, 4, nil)
-	defer s.Close()
-	for _, q := range []string{
+	_, s := driverNode(t,
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.p (k int, c int, d int, e int, v int, PRIMARY KEY (k, c, d, e)) WITH CLUSTERING ORDER BY (c DESC)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	ints := func(n int) []int {
 		vs := make([]int, n)
 		for i := range vs {

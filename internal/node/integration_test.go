@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,18 @@ func stopTestNode(t testing.TB, n *Node) {
 	if err := n.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// driverNode starts a node over a fresh directory, connects gocql (v4)
+// and runs stmts; the session and the node end with the test.
+func driverNode(t *testing.T, stmts ...string) (*Node, *gocql.Session) {
+	t.Helper()
+	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
+	t.Cleanup(func() { stopTestNode(t, n) })
+	s := connect(t, n, 4, nil)
+	t.Cleanup(s.Close)
+	execAll(t, s, stmts...)
+	return n, s
 }
 
 func connect(t testing.TB, n *Node, proto int, comp gocql.Compressor) *gocql.Session {

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"path/filepath"
 	"testing"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -10,19 +9,11 @@ import (
 // TestDriverCASAndCollections runs a conditional insert, a conditional
 // batch, counters and collections through gocql.
 func TestDriverCASAndCollections(t *testing.T) {
-	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
-	defer stopTestNode(t, n)
-	s := connect(t, n, 4, nil)
-	defer s.Close()
-	for _, q := range []string{
+	_, s := driverNode(t,
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c int, v text, tags set<text>, PRIMARY KEY (k, c))",
 		"CREATE TABLE ks.cnt (k int PRIMARY KEY, n counter)",
-	} {
-		if err := s.Query(q).Exec(); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	m := map[string]interface{}{}
 	ok, err := s.Query("INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'a') IF NOT EXISTS").SerialConsistency(gocql.LocalSerial).MapScanCAS(m)
 	if err != nil || !ok {
