@@ -214,10 +214,15 @@ func Run(ctx context.Context, cfg Config) ([]*Result, error) {
 	return results, err
 }
 
-// Connect opens a gocql session configured as the harness uses it: token-
-// aware routing, no write coalescing (shared/FACTS.md: the 200 µs default
-// caps any server at ~12k ops/s here), Connections per host.
-func Connect(cfg Config) (*gocql.Session, error) {
+// Connect opens a gocql session configured as the harness uses it
+// (clusterConfig).
+func Connect(cfg Config) (*gocql.Session, error) { return clusterConfig(cfg).CreateSession() }
+
+// clusterConfig is gocql's configuration for cfg: token-aware routing, no
+// retries, Connections per host, and no write coalescing unless
+// cfg.WriteCoalesce asks for it (shared/FACTS.md: gocql's 200 µs default
+// caps any server at ~12k ops/s here).
+func clusterConfig(cfg Config) *gocql.ClusterConfig {
 	hosts := make([]string, len(cfg.Hosts))
 	for i, h := range cfg.Hosts {
 		if _, _, err := net.SplitHostPort(h); err != nil && cfg.Port > 0 {
@@ -233,7 +238,7 @@ func Connect(cfg Config) (*gocql.Session, error) {
 	cluster.ConnectTimeout = 10 * time.Second
 	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
 	cluster.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 0} // an error is a result, not something to hide
-	return cluster.CreateSession()
+	return cluster
 }
 
 // runPhase runs cfg.Concurrency workers until the workload is exhausted or
