@@ -65,3 +65,35 @@ func TestDriverINProductBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverEmptyINSelectsNothing checks that an empty IN list selects no
+// row whatever follows it: a range or an IN of tuples after `c IN ()`,
+// and an empty IN of tuples. A nil list of slices means "no clustering
+// restriction", and a range after an empty IN once returned the whole
+// partition.
+func TestDriverEmptyINSelectsNothing(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.p (k int, c int, d int, e int, PRIMARY KEY (k, c, d, e))",
+		"INSERT INTO ks.p (k, c, d, e) VALUES (1, 1, 1, 1)",
+		"INSERT INTO ks.p (k, c, d, e) VALUES (1, 2, 2, 2)",
+	)
+	for _, c := range []struct {
+		q    string
+		args []any
+		want int
+	}{
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ? AND (d, e) > (0, 0)", []any{[]int{}}, 0},
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ? AND (d, e) IN ?", []any{[]int{}, [][]int{{1, 1}}}, 0},
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ? AND (d, e) IN ?", []any{[]int{1, 2}, [][]int{}}, 0},
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ?", []any{[]int{}}, 0},
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ? AND (d, e) > (0, 0)", []any{[]int{1, 2}}, 2},
+		{"SELECT c FROM ks.p WHERE k = 1 AND c IN ? AND (d, e) IN ?", []any{[]int{1, 2}, [][]int{{2, 2}}}, 1},
+	} {
+		it := s.Query(c.q, c.args...).Iter()
+		rows := it.NumRows()
+		if err := it.Close(); err != nil || rows != c.want {
+			t.Errorf("%s %v: %d rows, %v; want %d", c.q, c.args, rows, err, c.want)
+		}
+	}
+}

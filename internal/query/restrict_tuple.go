@@ -280,6 +280,9 @@ func (p *selectPlan) tupleSlices(prefixes [][][]byte, vals []Value) ([]mutation.
 	}
 	desc := tr.cols[0].Desc
 	mixed := tr.mixedOrder()
+	// Not nil when there are no prefixes (an empty IN list before the
+	// tuple): nil slices would mean no clustering restriction at all.
+	out = make([]mutation.Slice, 0, len(prefixes))
 	for _, pre := range prefixes {
 		lo := mutation.Bound{Values: pre, Inclusive: true}
 		hi := mutation.Bound{Values: pre, Inclusive: true}
