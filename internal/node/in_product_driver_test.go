@@ -10,12 +10,13 @@ import (
 
 // TestDriverINProductBounded checks through gocql that products of IN
 // lists that would hold more than 64 MiB are refused with Invalid instead
-// of built (rows of an UPDATE: partition keys times clusterings; slices of
-// a SELECT: clustering prefixes times tuples), and that ordinary ones run.
+// of built (rows of an UPDATE, partition keys times clusterings, with what
+// each writes; slices of a SELECT, clustering prefixes times tuples), and
+// that ordinary ones run.
 func TestDriverINProductBounded(t *testing.T) {
 	_, s := driverNode(t,
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE ks.p (k int, c int, d int, e int, v int, PRIMARY KEY (k, c, d, e)) WITH CLUSTERING ORDER BY (c DESC)",
+		"CREATE TABLE ks.p (k int, c int, d int, e int, v int, b blob, PRIMARY KEY (k, c, d, e)) WITH CLUSTERING ORDER BY (c DESC)",
 	)
 	ints := func(n int) []int {
 		vs := make([]int, n)
@@ -42,6 +43,14 @@ func TestDriverINProductBounded(t *testing.T) {
 	refused("UPDATE of 3,000 x 3,000 rows", s.Query(update, ints(3000), ints(3000)).Exec())
 	if err := s.Query(update, ints(50), ints(50)).Exec(); err != nil {
 		t.Fatalf("UPDATE of 50 x 50 rows: %v", err)
+	}
+	// What each row writes counts too: 100 x 100 rows of an 8 KB value
+	// are 80 MB in the storage batch.
+	blob := "UPDATE ks.p SET b = ? WHERE k IN ? AND c IN ? AND d = 1 AND e = 1"
+	big := make([]byte, 8<<10)
+	refused("UPDATE of 100 x 100 rows of 8 KB", s.Query(blob, big, ints(100), ints(100)).Exec())
+	if err := s.Query(blob, big, ints(10), ints(10)).Exec(); err != nil {
+		t.Fatalf("UPDATE of 10 x 10 rows of 8 KB: %v", err)
 	}
 	sel := "SELECT c, d, e FROM ks.p WHERE k = 7 AND c IN ? AND (d, e) IN ?"
 	refused("SELECT of 3,000 prefixes x 3,000 tuples", s.Query(sel, ints(3000), tuples(3000)).Exec())

@@ -508,6 +508,52 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 	return product(comps, int(n)), nil
 }
 
+// boundUpdates refuses a modification whose partition keys times
+// clusterings would build more than maxCartesianBytes: each row (or range
+// tombstone) is a struct, its clustering and its cells, and the storage
+// batch holds every cell again with its full key (partition prefix,
+// clustering, column). The cells are the same for every row without
+// reads; with reads, each row is taken to write the statement's bound
+// values.
+func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, reads bool, vals []Value) error {
+	const cellKey = 32 // the prefix's table id and token, the column's slot, the value's header
+	cellStruct := float64(unsafe.Sizeof(mutation.Cell{}))
+	rowStruct := float64(max(unsafe.Sizeof(mutation.Row{}), unsafe.Sizeof(mutation.RangeTombstone{})))
+	keyBytes := 0
+	for _, k := range keys {
+		keyBytes += len(k)
+	}
+	avgKey := float64(keyBytes) / float64(max(len(keys), 1))
+	// payload is what cells add besides their clustering: struct, bytes,
+	// and the key each has in the batch.
+	payload := func(cs []mutation.Cell) (n, size float64) {
+		for _, c := range cs {
+			size += cellStruct + float64(len(c.Value)+len(c.Path)+cellKey) + avgKey
+		}
+		return float64(len(cs)), size
+	}
+	rows := float64(max(len(cks), 1))
+	ckBytes := 0.0 // of all clusterings
+	for _, ck := range cks {
+		for _, v := range ck {
+			ckBytes += float64(len(v))
+		}
+	}
+	n, rowCells := payload(cells)
+	if reads {
+		for _, v := range vals {
+			rowCells += float64(len(v.B) + cellKey)
+		}
+	}
+	_, staticCells := payload(static)
+	// One partition key's worth: its update and static cells, then each
+	// row with its clustering and cells, each cell's key carrying the
+	// clustering again.
+	perKey := float64(unsafe.Sizeof(mutation.PartitionUpdate{})) + avgKey + staticCells +
+		rows*(rowStruct+rowCells) + ckBytes*(1+n)
+	return boundProduct(float64(len(keys))*rows, float64(len(keys))*perKey)
+}
+
 // product builds the n combinations of comps (cartesian).
 func product(comps [][][]byte, n int) [][][]byte {
 	w := len(comps)
@@ -836,12 +882,6 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			return nil, err
 		}
 	}
-	// A row (or range tombstone) per partition key and clustering.
-	rows := float64(len(keys)) * float64(max(len(cks), 1))
-	rowSize := max(unsafe.Sizeof(mutation.Row{}), unsafe.Sizeof(mutation.RangeTombstone{}))
-	if err := boundProduct(rows, rows*float64(rowSize)); err != nil {
-		return nil, err
-	}
 	expiry := mutation.NoDeletion
 	if w.ttl > 0 {
 		expiry = w.nowSec + int64(w.ttl)
@@ -853,6 +893,9 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		if cells, staticCells, err = e.rowCells(p, opts.Values, w, nil); err != nil {
 			return nil, err
 		}
+	}
+	if err := boundUpdates(keys, cks, cells, staticCells, reads, opts.Values); err != nil {
+		return nil, err
 	}
 	deletion := mutation.Deletion{MarkedForDeleteAt: w.ts, LocalDeletionTime: w.nowSec}
 	var out []*mutation.PartitionUpdate
