@@ -68,11 +68,11 @@ import (
 // its parts dies and when it stops being current) is compacted: its live
 // parts, found through the chunk's list of slots, are copied to the
 // current chunk and it is let go; a reader that still holds a part of it
-// keeps it alive. That is why a hit returns the cached values themselves
-// (pebbleReader.keep): a read's result holds on to its chunk for as long
-// as the request uses it, and no copy is needed (YCSB C: 3.1 instead of
-// 4.2 KB allocated per read). With a pointer per entry, key, value, offsets and list
-// link, a 130 MB cache of YCSB records made every collection cycle spend
+// keeps it alive. That is why a read from the cache returns the cached
+// values themselves (pebbleReader.keep): its result holds on to the chunk
+// for as long as the request uses it, and no copy is needed (YCSB C: 3.1
+// instead of 4.2 KB allocated per read). With a pointer per entry, key,
+// value, offsets and list link, a 130 MB cache of YCSB records made every collection cycle spend
 // 28-68 ms (50-80 ms of CPU) marking, a core's worth of CPU taken from
 // request handling, and the cycles were where the open-loop tail latency
 // came from (docs/benchmarks.md). Fills in progress (placeholders, with
@@ -304,7 +304,10 @@ func (c *partitionCache) lookup(pp []byte) (e pcPart, ok bool, placeholder *pcFi
 
 // complete publishes partition pp, which b holds, read for placeholder ph, with
 // the operands folded into ph meanwhile; it returns what the reader should
-// read (that partition, with the operands).
+// read (that partition, with the operands): the stored part, or a copy of
+// its own when nothing is stored. Either way its bytes never change, and
+// never are b's (the reader's scratch): readers return its values as they
+// are (readCached).
 func (c *partitionCache) complete(ph *pcFill, pp []byte, b *pcBuilder) pcPart {
 	s := c.shard(ph.hash)
 	s.mu.Lock()

@@ -106,8 +106,8 @@ func TestPartitionCacheWriteThrough(t *testing.T) {
 	}
 }
 
-// TestPartitionCacheHitNoCopy checks that a cache hit returns the cached
-// values themselves, not copies, and that this is safe: what a read
+// TestPartitionCacheHitNoCopy checks that a cache hit, and the read that
+// fills the cache, return the cached values themselves, not copies, and that this is safe: what a read
 // returned does not change when its partition is rewritten (new versions,
 // chunks compacted) and then evicted, and an append to a returned value
 // cannot write into the cache (it has no spare capacity).
@@ -133,23 +133,30 @@ func TestPartitionCacheHitNoCopy(t *testing.T) {
 	}
 	pp := appendPartitionPrefix(nil, tbl.ID, pkToken(1), i32(1))
 	write(1, 10, 7)
-	mustRead(t, p, tbl, pointRead(tbl, 1)) // the fill
+	filled := value(mustRead(t, p, tbl, pointRead(tbl, 1))) // the fill
 	e := p.pc.peek(pp)
 	if e == nil {
 		t.Fatal("partition 1 not cached after a read")
 	}
 	v := value(mustRead(t, p, tbl, pointRead(tbl, 1))) // a hit
-	if cap(v) != len(v) {
-		t.Fatalf("returned value has room to grow: len %d cap %d", len(v), cap(v))
-	}
-	inCache := false
-	for i := range e.len() {
-		if cv := e.value(i); len(cv) > 0 && &cv[len(cv)-1] == &v[len(v)-1] {
-			inCache = true
+	inCache := func(v []byte) bool {
+		for i := range e.len() {
+			if cv := e.value(i); len(cv) > 0 && &cv[len(cv)-1] == &v[len(v)-1] {
+				return true
+			}
 		}
+		return false
 	}
-	if !inCache {
-		t.Fatal("a hit's value is a copy, not the cached bytes")
+	for _, r := range []struct {
+		what string
+		v    []byte
+	}{{"a fill", filled}, {"a hit", v}} {
+		if cap(r.v) != len(r.v) {
+			t.Fatalf("%s's value has room to grow: len %d cap %d", r.what, len(r.v), cap(r.v))
+		}
+		if !inCache(r.v) {
+			t.Fatalf("%s's value is a copy, not the cached bytes", r.what)
+		}
 	}
 	held := bytes.Clone(v)
 	// Rewrite partition 1 (each version at the end of the current chunk,
@@ -371,11 +378,23 @@ func TestPartitionCacheFillRace(t *testing.T) {
 		p.pc.drop(pp)
 	}
 	p.pc.drop(pp)
-	if got := vOf(mustRead(t, p, tbl, pointRead(tbl, 1))); got != 2 {
+	unpublished := mustRead(t, p, tbl, pointRead(tbl, 1))
+	if got := vOf(unpublished); got != 2 {
 		t.Fatalf("v = %d, want 2", got)
 	}
 	if e := p.pc.peek(pp); e != nil {
 		t.Fatalf("fill published after a drop: %+v", e)
+	}
+	// Its values are returned uncopied but are not the reader's scratch:
+	// later fills (other readers from the pool) leave them alone.
+	for pk := int32(100); pk < 110; pk++ {
+		u := update(tbl, pk)
+		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 1<<20))}
+		mustApply(t, p, tbl, u)
+		mustRead(t, p, tbl, pointRead(tbl, pk))
+	}
+	if got := vOf(unpublished); got != 2 {
+		t.Fatalf("an unpublished fill's value changed under later fills: v = %d, want 2", got)
 	}
 	// A write during the fill that ties with what the fill read (same
 	// timestamp, another value): the fold cannot tell the winner without

@@ -189,9 +189,6 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 	switch {
 	case ok && !e.big:
 		p.pc.hits.Add(1)
-		// A cached part's bytes never change (pcache.go): its values are
-		// returned as they are, not copied.
-		r.stable = true
 	case ph != nil:
 		p.pc.misses.Add(1)
 		if e, err = p.fillCached(r, pp, ph); err != nil {
@@ -204,17 +201,16 @@ func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byt
 		p.pc.misses.Add(1)
 		return false, nil
 	}
+	// The part's bytes never change: a cached part's are in a chunk
+	// (pcache.go), and a fill that was not published returns a copy of its
+	// own (complete). Its values are returned as they are, not copied.
+	r.stable = true
 	// The iterator lives in the reader (no allocation for the interface).
 	ei := &r.ei
 	*ei = entryIter{e: e, kb: r.ckBuf[:0]}
 	defer func() { r.ckBuf, ei.e = ei.kb, pcPart{} }()
 	if !ei.SeekPrefixGE(pp) {
 		return true, nil
-	}
-	if r.whole && !r.stable {
-		// Every value may be returned: one arena chunk for them all
-		// instead of doubling ones (the entry's size bounds them).
-		r.reserve(len(cmd.Key) + e.dataLen())
 	}
 	return true, r.readPartition(ei, pp, r.copyBytes(cmd.Key), cmd.Token)
 }
