@@ -759,8 +759,10 @@ func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 
 func sortSlices(t *schema.Table, s []mutation.Slice) {
 	// Not an insertion sort: for a DESC column the prefixes arrive in
-	// exactly the reverse order, n^2/2 comparisons for n of them.
-	slices.SortStableFunc(s, func(a, b mutation.Slice) int { return t.CompareClustering(a.Start.Values, b.Start.Values) })
+	// exactly the reverse order, n^2/2 comparisons for n of them. Not a
+	// stable one either (O(n log^2 n), 20 times slower for a million):
+	// slices with equal starts are equal (tupleSlices drops the repeats).
+	slices.SortFunc(s, func(a, b mutation.Slice) int { return t.CompareClustering(a.Start.Values, b.Start.Values) })
 }
 
 func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options) (*Result, error) {
