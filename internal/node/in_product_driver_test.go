@@ -17,6 +17,7 @@ func TestDriverINProductBounded(t *testing.T) {
 	_, s := driverNode(t,
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.p (k int, c int, d int, e int, v int, b blob, PRIMARY KEY (k, c, d, e)) WITH CLUSTERING ORDER BY (c DESC)",
+		"CREATE TABLE ks.cnt (k int, c int, n counter, PRIMARY KEY (k, c))",
 	)
 	ints := func(n int) []int {
 		vs := make([]int, n)
@@ -51,6 +52,11 @@ func TestDriverINProductBounded(t *testing.T) {
 	refused("UPDATE of 100 x 100 rows of 8 KB", s.Query(blob, big, ints(100), ints(100)).Exec())
 	if err := s.Query(blob, big, ints(10), ints(10)).Exec(); err != nil {
 		t.Fatalf("UPDATE of 10 x 10 rows of 8 KB: %v", err)
+	}
+	// A statement that reads before writing counts what its operations
+	// write per row, not its bound IN list once per row.
+	if err := s.Query("UPDATE ks.cnt SET n = n + 1 WHERE k = 1 AND c IN ?", ints(3000)).Exec(); err != nil {
+		t.Fatalf("counter UPDATE of 3,000 rows: %v", err)
 	}
 	sel := "SELECT c, d, e FROM ks.p WHERE k = 7 AND c IN ? AND (d, e) IN ?"
 	refused("SELECT of 3,000 prefixes x 3,000 tuples", s.Query(sel, ints(3000), tuples(3000)).Exec())

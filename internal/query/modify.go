@@ -509,13 +509,18 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 }
 
 // boundUpdates refuses a modification whose partition keys times
-// clusterings would build more than maxCartesianBytes: each row (or range
-// tombstone) is a struct, its clustering and its cells, and the storage
-// batch holds every cell again with its full key (partition prefix,
-// clustering, column). The cells are the same for every row without
-// reads; with reads, each row is taken to write the statement's bound
-// values.
-func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, reads bool, vals []Value) error {
+// clusterings (more than one row) would build more than
+// maxCartesianBytes: each row (or range tombstone) is a struct, its
+// clustering and its cells, and the storage batch holds every cell again
+// with its full key (partition prefix, clustering, column). The cells are
+// the same for every row without reads; with reads (cells nil), each row
+// is taken to write its operations' values (opBytes). A single row is not
+// a product: Cassandra takes one as large as a mutation may be.
+func boundUpdates(p *modifyPlan, keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, reads bool, vals []Value) error {
+	rows := float64(max(len(cks), 1))
+	if float64(len(keys))*rows <= 1 {
+		return nil
+	}
 	const cellKey = 32 // the prefix's table id and token, the column's slot, the value's header
 	cellStruct := float64(unsafe.Sizeof(mutation.Cell{}))
 	rowStruct := float64(max(unsafe.Sizeof(mutation.Row{}), unsafe.Sizeof(mutation.RangeTombstone{})))
@@ -523,7 +528,7 @@ func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, 
 	for _, k := range keys {
 		keyBytes += len(k)
 	}
-	avgKey := float64(keyBytes) / float64(max(len(keys), 1))
+	avgKey := float64(keyBytes) / float64(len(keys))
 	// payload is what cells add besides their clustering: struct, bytes,
 	// and the key each has in the batch.
 	payload := func(cs []mutation.Cell) (n, size float64) {
@@ -532,7 +537,6 @@ func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, 
 		}
 		return float64(len(cs)), size
 	}
-	rows := float64(max(len(cks), 1))
 	ckBytes := 0.0 // of all clusterings
 	for _, ck := range cks {
 		for _, v := range ck {
@@ -541,9 +545,7 @@ func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, 
 	}
 	n, rowCells := payload(cells)
 	if reads {
-		for _, v := range vals {
-			rowCells += float64(len(v.B) + cellKey)
-		}
+		rowCells += opBytes(p, vals)
 	}
 	_, staticCells := payload(static)
 	// One partition key's worth: its update and static cells, then each
@@ -552,6 +554,28 @@ func boundUpdates(keys [][]byte, cks [][][]byte, cells, static []mutation.Cell, 
 	perKey := float64(unsafe.Sizeof(mutation.PartitionUpdate{})) + avgKey + staticCells +
 		rows*(rowStruct+rowCells) + ckBytes*(1+n)
 	return boundProduct(float64(len(keys))*rows, float64(len(keys))*perKey)
+}
+
+// opBytes is what one row of a modification that reads before writing is
+// taken to write (boundUpdates): its operations' values and elements,
+// with a cell's overhead each. The values the key restrictions use are not
+// counted (an IN list is not written into every row).
+func opBytes(p *modifyPlan, vals []Value) float64 {
+	cell := float64(32 + unsafe.Sizeof(mutation.Cell{})) // key and header in the batch, the struct
+	size := 0.0
+	for i := range p.ops {
+		for _, f := range []termFn{p.ops[i].value, p.ops[i].elem} {
+			if f == nil {
+				continue
+			}
+			b, _, err := f(vals)
+			if err == nil {
+				size += float64(len(b))
+			}
+		}
+		size += cell
+	}
+	return size
 }
 
 // product builds the n combinations of comps (cartesian).
@@ -894,7 +918,7 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			return nil, err
 		}
 	}
-	if err := boundUpdates(keys, cks, cells, staticCells, reads, opts.Values); err != nil {
+	if err := boundUpdates(p, keys, cks, cells, staticCells, reads, opts.Values); err != nil {
 		return nil, err
 	}
 	deletion := mutation.Deletion{MarkedForDeleteAt: w.ts, LocalDeletionTime: w.nowSec}

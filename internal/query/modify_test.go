@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
 )
 
 func TestCartesian(t *testing.T) {
@@ -93,5 +95,22 @@ func TestCartesian(t *testing.T) {
 	// in Cassandra), rather than being refused.
 	if got, err := cartesian([][][]byte{in, in, nil}); err != nil || len(got) != 0 {
 		t.Errorf("with an empty IN list: %d combinations, error %v", len(got), err)
+	}
+}
+
+// TestBoundUpdates checks that a single row is never refused as a product
+// (Cassandra takes one as large as a mutation may be), while two rows of
+// the same cells are.
+func TestBoundUpdates(t *testing.T) {
+	big := make([]byte, 70<<20) // never written: its pages stay untouched
+	cells := []mutation.Cell{{Column: 1, Value: big}}
+	p := &modifyPlan{}
+	one := [][]byte{[]byte("k")}
+	if err := boundUpdates(p, one, [][][]byte{{[]byte("c")}}, cells, nil, false, nil); err != nil {
+		t.Errorf("one row of 70 MiB: %v", err)
+	}
+	two := [][]byte{[]byte("k1"), []byte("k2")}
+	if err := boundUpdates(p, two, [][][]byte{{[]byte("c")}}, cells, nil, false, nil); err == nil || !strings.Contains(err.Error(), "cartesian product") {
+		t.Errorf("two rows of 70 MiB: %v", err)
 	}
 }
