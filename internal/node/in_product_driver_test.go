@@ -1,9 +1,11 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
@@ -61,11 +63,24 @@ func TestDriverINProductBounded(t *testing.T) {
 	sel := "SELECT c, d, e FROM ks.p WHERE k = 7 AND c IN ? AND (d, e) IN ?"
 	refused("SELECT of 3,000 prefixes x 3,000 tuples", s.Query(sel, ints(3000), tuples(3000)).Exec())
 	// Partition 7 has rows c = 0..49 (d = e = 0), returned in clustering
-	// order (c DESC). A DESC column's prefixes arrive in the reverse of
-	// clustering order: 20,000 of them are sorted at once, not in n^2/2
-	// steps.
-	for _, prefixes := range []int{50, 20000} {
-		it := s.Query(sel, ints(prefixes), tuples(1)).Iter()
+	// order (c DESC), after an IN of tuples and after a range of them. A
+	// DESC column's prefixes arrive in the reverse of clustering order:
+	// 200,000 of them must be sorted in n log n, not n^2/2 steps (the
+	// query layer's and storage's sorts were insertion sorts: minutes, far
+	// past this deadline, instead of milliseconds).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rangeSel := "SELECT c, d, e FROM ks.p WHERE k = 7 AND c IN ? AND (d, e) >= (0, 0) AND (d, e) <= (0, 0)"
+	for _, tc := range []struct {
+		q        string
+		prefixes int
+	}{{sel, 50}, {sel, 200000}, {rangeSel, 50}, {rangeSel, 200000}} {
+		args := []any{ints(tc.prefixes)}
+		if tc.q == sel {
+			args = append(args, tuples(1))
+		}
+		prefixes := tc.prefixes
+		it := s.Query(tc.q, args...).WithContext(ctx).Iter()
 		var c, d, e, rows int
 		prev := 1 << 30
 		for it.Scan(&c, &d, &e) {
@@ -76,7 +91,7 @@ func TestDriverINProductBounded(t *testing.T) {
 			rows++
 		}
 		if err := it.Close(); err != nil || rows != 50 {
-			t.Fatalf("SELECT of %d prefixes x 1 tuple: %d rows, %v", prefixes, rows, err)
+			t.Fatalf("%s with %d prefixes: %d rows, %v", tc.q, prefixes, rows, err)
 		}
 	}
 }

@@ -319,6 +319,11 @@ func (p *selectPlan) tupleSlices(prefixes [][][]byte, vals []Value) ([]mutation.
 		}
 		out = append(out, mutation.Slice{Start: lo, End: hi})
 	}
+	// Prefixes are sorted by value; for DESC columns clustering order is
+	// the reverse.
+	if len(out) > 1 {
+		sortSlices(t, out)
+	}
 	return out, nil
 }
 
