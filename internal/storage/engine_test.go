@@ -484,8 +484,8 @@ func TestWALDir(t *testing.T) {
 	crash(t, p)
 
 	// The log directory named as the data directory, which was given
-	// relative before and now absolute and back: one directory, each
-	// log replayed once.
+	// relative before and now absolute (with a trailing slash) and back:
+	// one directory, each log replayed once.
 	t.Chdir(filepath.Dir(dir))
 	rel := filepath.Join(".", filepath.Base(dir))
 	if p, err = Open(rel, Options{}); err != nil {
@@ -494,7 +494,7 @@ func TestWALDir(t *testing.T) {
 	check(p, 1, 2, 3)
 	write(p, 4)
 	crash(t, p)
-	if p, err = Open(rel, Options{WALDir: dir}); err != nil {
+	if p, err = Open(rel, Options{WALDir: dir + "/"}); err != nil {
 		t.Fatal(err)
 	}
 	check(p, 1, 2, 3, 4)
@@ -505,4 +505,32 @@ func TestWALDir(t *testing.T) {
 	}
 	defer p.Close()
 	check(p, 1, 2, 3, 4, 5)
+}
+
+// TestRowPresize checks emitRow's sizing of a single-partition read's rows:
+// room for what a small limit still allows at once (a LIMIT 50 slice grows
+// once), and ordinary doubling for a driver's page (5000) or no limit,
+// which must not reserve room for 64 rows in every small partition.
+func TestRowPresize(t *testing.T) {
+	tbl := testTable()
+	p := openTest(t, Options{SyncMode: SyncPeriodic, PartitionCacheSize: -1})
+	u := update(tbl, 1)
+	for r := range int32(3) {
+		u.Rows = append(u.Rows, row(ck(r, "a"), marker(1), live(colV, 1, r)))
+	}
+	mustApply(t, p, tbl, u)
+	for _, c := range []struct {
+		limit    int
+		min, max int
+	}{{0, 3, 8}, {5000, 3, 8}, {50, 50, 100}} {
+		cmd := pointRead(tbl, 1)
+		cmd.RowLimit = c.limit
+		ps := mustRead(t, p, tbl, cmd)
+		if len(ps) != 1 || len(ps[0].Rows) != 3 {
+			t.Fatalf("limit %d: %d partitions", c.limit, len(ps))
+		}
+		if n := cap(ps[0].Rows); n < c.min || n > c.max {
+			t.Errorf("limit %d: room for %d rows, want %d to %d", c.limit, n, c.min, c.max)
+		}
+	}
 }

@@ -204,12 +204,15 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	// directory named as the data directory is the data directory, however
 	// either was spelled before (otherwise Pebble asks for the old name as
 	// a recovery directory and then finds each log twice). Nothing about
-	// dir itself is recorded.
+	// dir itself is recorded. Both are cleaned (Abs cleans): "d/" is "d".
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	dir = abs
+	if opts.WALDir != "" {
+		opts.WALDir = filepath.Clean(opts.WALDir)
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
