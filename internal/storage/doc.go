@@ -99,8 +99,7 @@
 // # Not done yet
 //
 // Row-level paging resume inside a partition for range reads (the query
-// layer can narrow Slices); a large-partition warning; the Memory engine
-// has no guardrails.
+// layer can narrow Slices); the Memory engine has no guardrails.
 //
 // See layout.md for the byte layout of keys and values.
 package storage

@@ -196,9 +196,6 @@ func (s *pcShard) init(capacity int64) {
 
 func (e *pcPart) prefix() []byte { return e.buf[:e.pp:e.pp] }
 
-// dataLen is the size of the keys and values.
-func (e *pcPart) dataLen() int { return int(e.data - e.pp) }
-
 func (e *pcPart) len() int { return (len(e.buf) - int(e.data)) / 4 }
 
 // end returns the j-th offset in buf: the end of key j/2 (even j) or of

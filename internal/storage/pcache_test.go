@@ -203,8 +203,8 @@ func TestPartLayout(t *testing.T) {
 			t.Fatalf("filled %d bytes only", len(b.data))
 		}
 		e := b.part(pp)
-		if !bytes.Equal(e.prefix(), pp) || e.len() != len(keys) || e.dataLen() != len(b.data) {
-			t.Fatalf("prefix of %d bytes: %d entries, %d bytes of data", ppLen, e.len(), e.dataLen())
+		if !bytes.Equal(e.prefix(), pp) || e.len() != len(keys) || int(e.data-e.pp) != len(b.data) {
+			t.Fatalf("prefix of %d bytes: %d entries, %d bytes of data", ppLen, e.len(), e.data-e.pp)
 		}
 		for i := range keys {
 			if !bytes.Equal(e.key(i), keys[i]) || !bytes.Equal(e.value(i), vals[i]) {
@@ -386,10 +386,14 @@ func TestPartitionCacheFillRace(t *testing.T) {
 		t.Fatalf("fill published after a drop: %+v", e)
 	}
 	// Its values are returned uncopied but are not the reader's scratch:
-	// later fills (other readers from the pool) leave them alone.
+	// later fills (the same readers from the pool), of partitions larger
+	// than it so that they overwrite all of a scratch it could have used,
+	// leave them alone.
 	for pk := int32(100); pk < 110; pk++ {
 		u := update(tbl, pk)
-		u.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 1<<20))}
+		for r := range int32(5) {
+			u.Rows = append(u.Rows, row(ck(r, "a"), marker(1), live(colV, 1, 1<<20)))
+		}
 		mustApply(t, p, tbl, u)
 		mustRead(t, p, tbl, pointRead(tbl, pk))
 	}

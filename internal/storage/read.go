@@ -483,8 +483,10 @@ func (r *pebbleReader) release() {
 		return
 	}
 	// The cells' values may point into the partition cache's chunks: a
-	// pooled reader must not keep chunks that were compacted or evicted.
-	clear(r.acc.cells[:cap(r.acc.cells)])
+	// pooled reader must not keep chunks that were compacted or evicted
+	// (reset clears each row's cells before the next; these are the last
+	// row's).
+	clear(r.acc.cells)
 	*r = pebbleReader{
 		rts:  r.rts[:0],
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
@@ -514,6 +516,7 @@ func (a *rowAcc) reset() {
 	a.clustering = nil
 	a.marker = mutation.NoLiveness
 	a.del = mutation.Live
+	clear(a.cells) // no pointers left past len (release)
 	a.cells = a.cells[:0]
 	a.hasWritten = false
 }
@@ -535,7 +538,7 @@ func (r *pebbleReader) copyBytes(b []byte) []byte {
 // to it cannot write past it), else a copy in the arena.
 func (r *pebbleReader) keep(b []byte) []byte {
 	if r.stable && len(b) > 0 {
-		return b[:len(b):len(b)]
+		return slices.Clip(b)
 	}
 	return r.copyBytes(b)
 }
