@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ func TestClusterConfig(t *testing.T) {
 	if c.WriteCoalesceWaitTime != 0 {
 		t.Errorf("default WriteCoalesceWaitTime = %v, want 0 (gocql's is 200us)", c.WriteCoalesceWaitTime)
 	}
-	if want := []string{"127.0.0.1:9043", "10.0.0.2:9999"}; len(c.Hosts) != 2 || c.Hosts[0] != want[0] || c.Hosts[1] != want[1] {
+	if want := []string{"127.0.0.1:9043", "10.0.0.2:9999"}; !slices.Equal(c.Hosts, want) {
 		t.Errorf("hosts = %v, want %v", c.Hosts, want)
 	}
 	if c.NumConns != cfg.Connections || c.Timeout != cfg.Timeout {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -87,7 +89,10 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 	case <-time.After(idle):
 	}
 	res.IdleAfterMS = float64(time.Since(t0).Milliseconds())
-	s, err := readProc(cmd.Process.Pid)
+	if runtime.GOOS != "linux" {
+		return res, nil // no /proc: the RSS stays absent (procstat.go)
+	}
+	rss, err := readRSS(strconv.Itoa(cmd.Process.Pid))
 	if err != nil {
 		// A server that died meanwhile (reaped: no /proc entry; a zombie:
 		// no VmRSS) is reported as such, not with an RSS of 0; exited
@@ -99,7 +104,7 @@ func MeasureStartup(ctx context.Context, argv []string, addr string, idle time.D
 			return nil, err
 		}
 	}
-	res.IdleRSSBytes = s.rssBytes
+	res.IdleRSSBytes = rss
 	return res, nil
 }
 

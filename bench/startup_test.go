@@ -44,10 +44,12 @@ func TestMeasureStartup(t *testing.T) {
 	// A socket bound to a port without listening on it, as the local end
 	// of a client connection is: connecting to the port is refused, and
 	// a server cannot bind it.
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	// Close-on-exec: the `sleep 60` left behind below must not keep it.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	syscall.CloseOnExec(fd)
 	closeFD := sync.OnceFunc(func() { syscall.Close(fd) })
 	defer closeFD()
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
@@ -73,11 +75,13 @@ func TestMeasureStartup(t *testing.T) {
 	// probe gives up.
 	_, err = bench.MeasureStartup(context.Background(), []string{"sh", "-c", "sleep 60 & echo $! gone >&2; exit 1"}, addr, 0)
 	m := regexp.MustCompile(`(\d+) gone`).FindStringSubmatch(fmt.Sprint(err))
+	if m != nil {
+		if pid, _ := strconv.Atoi(m[1]); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 	if m == nil || !strings.Contains(err.Error(), "exited during startup") {
 		t.Fatalf("start that leaves a child behind: %v", err)
-	}
-	if pid, _ := strconv.Atoi(m[1]); pid > 0 {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 
 	closeFD()

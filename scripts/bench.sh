@@ -94,20 +94,16 @@ wait_ready() {
 	exit 1
 }
 
-# fsync_probe prints the time of one 4 KiB O_DSYNC append on the disk of
-# the commit log (--commitlog-dir in BENCH_CQLD_ARGS, else the data
-# directory's): cqld acknowledges a write after the commit log's fsync, the
-# ceiling does not, so write workloads' ratios move with it.
+# fsync_probe DIR prints the time of one 4 KiB O_DSYNC append in DIR, the
+# commit log's directory as cqld reports it when ready: cqld acknowledges a
+# write after the commit log's fsync, the ceiling does not, so write
+# workloads' ratios move with it.
 fsync_probe() {
-	local dir="$WORK" f t
-	if [[ ${BENCH_CQLD_ARGS:-} =~ --commitlog-dir[=[:space:]]+([^[:space:]]+) ]]; then
-		dir=${BASH_REMATCH[1]}
-		mkdir -p "$dir"
-	fi
+	local dir=$1 n=500 f t
 	f="$dir/cqld-fsync-probe.$$"
-	t=$(LC_ALL=C dd if=/dev/zero of="$f" bs=4k count=500 oflag=dsync 2>&1 | awk '/copied/ {print $(NF-3)}')
+	t=$(LC_ALL=C dd if=/dev/zero of="$f" bs=4k count=$n oflag=dsync 2>&1 | awk '/copied/ {print $(NF-3)}')
 	rm -f "$f"
-	awk -v t="$t" -v d="$dir" 'BEGIN { if (t == "") print "unknown"; else printf "%.0f us per 4 KiB O_DSYNC append in %s\n", t / 500 * 1e6, d }'
+	awk -v t="$t" -v n="$n" -v d="$dir" 'BEGIN { if (t == "") print "unknown"; else printf "%.0f us per 4 KiB O_DSYNC append in %s\n", t / n * 1e6, d }'
 }
 
 log "build"
@@ -131,7 +127,6 @@ log "machine"
 	echo "kernel: $(uname -r)"
 	echo "go: $(go version | awk '{print $3}')"
 	echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "fsync at start: $(fsync_probe)"
 	echo "settings: duration=$DURATION warmup=$WARMUP records=$RECORDS value_size=$VALUE_SIZE concurrency=$CONCURRENCY connections=$CONNECTIONS rounds=$ROUNDS"
 } | tee "$OUT/machine.txt"
 
@@ -159,6 +154,8 @@ CEIL_PID=$!
 PIDS+=("$CEIL_PID")
 CQLD_PORT=$(wait_ready "$OUT/cqld.log" "$CQLD_PID")
 CEIL_PORT=$(wait_ready "$OUT/ceiling.log" "$CEIL_PID")
+COMMITLOG_DIR=$(grep -m1 'ready for CQL clients' "$OUT/cqld.log" | grep -o 'commitlog_directory=[^ ]*' | sed 's/^commitlog_directory=//; s/^"//; s/"$//')
+echo "fsync at start: $(fsync_probe "${COMMITLOG_DIR:-$WORK/data}")" | tee -a "$OUT/machine.txt"
 log "cqld pid $CQLD_PID port $CQLD_PORT; ceiling pid $CEIL_PID port $CEIL_PORT"
 
 declare -A PORT=([ceiling]=$CEIL_PORT [cqld]=$CQLD_PORT)
@@ -223,6 +220,6 @@ shopt -s nullglob
 	sed 's/^startup: /cqld fresh start: /' "$OUT/startup-fresh.txt"
 	echo "cqld restart on the benchmark data: $(sed 's/^startup: //' "$OUT/startup-restart.txt")"
 	echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "fsync at end: $(fsync_probe)"
+	echo "fsync at end: $(fsync_probe "${COMMITLOG_DIR:-$WORK/data}")"
 } | tee "$OUT/table.md"
 log "results in $OUT"
