@@ -30,11 +30,11 @@ type rawSock struct {
 	rc syscall.RawConn
 	// rd and wr are the state of the Read and of the Write in progress,
 	// and readFn and writeFn their callbacks, bound once: a closure over
-	// locals made per call escapes through the RawConn interface, three
-	// or four allocations per Read or Write. rdMu and wrMu keep to one
-	// Read and one Write at a time, as net.Conn's own locks do (the
-	// transport has one reader and one writer per connection, so they are
-	// never contended).
+	// locals made per call escapes through the RawConn interface, two
+	// allocations per Read and three per Write. rdMu and wrMu guard rd and
+	// wr, which are set outside the poller's own locks, so that a Read and
+	// a Write at a time each use them, as net.Conn promises (the transport
+	// has one reader and one writer per connection: never contended).
 	rdMu, wrMu      sync.Mutex
 	rd, wr          rawOp
 	readFn, writeFn func(fd uintptr) bool
@@ -68,52 +68,53 @@ func (c *rawSock) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.rdMu.Lock()
-	defer c.rdMu.Unlock()
-	c.rd = rawOp{p: p}
-	err := c.rc.Read(c.readFn)
-	op := c.rd
-	c.rd = rawOp{}
-	if err == nil {
-		err = op.err
+	return c.run(&c.rdMu, &c.rd, false, p)
+}
+
+func (c *rawSock) Write(p []byte) (int, error) { return c.run(&c.wrMu, &c.wr, true, p) }
+
+// run makes one Read or Write through the poller with op's callback
+// (write picks the method: a method value of c.rc would allocate).
+func (c *rawSock) run(mu *sync.Mutex, op *rawOp, write bool, p []byte) (int, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	*op = rawOp{p: p}
+	var err error
+	if write {
+		err = c.rc.Write(c.writeFn)
+	} else {
+		err = c.rc.Read(c.readFn)
 	}
-	return op.n, err
+	done := *op
+	*op = rawOp{}
+	if err == nil {
+		err = done.err
+	}
+	return done.n, err
 }
 
 // readOnce is Read's callback: false asks the poller to wait until the
 // socket is readable and call it again.
 func (c *rawSock) readOnce(fd uintptr) bool {
+	rd := &c.rd
 	for {
-		r, e := sockRead(fd, c.rd.p)
+		r, e := sockRead(fd, rd.p)
 		switch e {
 		case 0:
 			if r == 0 {
-				c.rd.err = io.EOF
+				rd.err = io.EOF
 			}
-			c.rd.n = r
+			rd.n = r
 			return true
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
 			return false
 		default:
-			c.rd.err = c.opError("read", e)
+			rd.err = c.opError("read", e)
 			return true
 		}
 	}
-}
-
-func (c *rawSock) Write(p []byte) (int, error) {
-	c.wrMu.Lock()
-	defer c.wrMu.Unlock()
-	c.wr = rawOp{p: p}
-	err := c.rc.Write(c.writeFn)
-	op := c.wr
-	c.wr = rawOp{}
-	if err == nil {
-		err = op.err
-	}
-	return op.n, err
 }
 
 // writeOnce is Write's callback: it writes what is left, and returns false
