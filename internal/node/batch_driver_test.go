@@ -17,7 +17,6 @@ import (
 // too large" and writes nothing.
 func TestDriverBatchWarnings(t *testing.T) {
 	n, s := driverNode(t,
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.b (k int PRIMARY KEY, v text)",
 	)
 	// gocql drops the warnings of a VOID result (it attaches the frame to

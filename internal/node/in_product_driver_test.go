@@ -17,7 +17,6 @@ import (
 // that ordinary ones run.
 func TestDriverINProductBounded(t *testing.T) {
 	_, s := driverNode(t,
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.p (k int, c int, d int, e int, v int, b blob, PRIMARY KEY (k, c, d, e)) WITH CLUSTERING ORDER BY (c DESC)",
 		"CREATE TABLE ks.cnt (k int, c int, n counter, PRIMARY KEY (k, c))",
 	)
@@ -103,7 +102,6 @@ func TestDriverINProductBounded(t *testing.T) {
 // partition.
 func TestDriverEmptyINSelectsNothing(t *testing.T) {
 	_, s := driverNode(t,
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.p (k int, c int, d int, e int, PRIMARY KEY (k, c, d, e))",
 		"INSERT INTO ks.p (k, c, d, e) VALUES (1, 1, 1, 1)",
 		"INSERT INTO ks.p (k, c, d, e) VALUES (1, 2, 2, 2)",

@@ -43,14 +43,16 @@ func stopTestNode(t testing.TB, n *Node) {
 	}
 }
 
-// driverNode starts a node over a fresh directory, connects gocql (v4)
-// and runs stmts; the session and the node end with the test.
+// driverNode starts a node over a fresh directory, connects gocql (v4),
+// creates keyspace ks (SimpleStrategy, RF 1) and runs stmts; the session
+// and the node end with the test.
 func driverNode(t *testing.T, stmts ...string) (*Node, *gocql.Session) {
 	t.Helper()
 	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
 	t.Cleanup(func() { stopTestNode(t, n) })
 	s := connect(t, n, 4, nil)
 	t.Cleanup(s.Close)
+	execAll(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	execAll(t, s, stmts...)
 	return n, s
 }

@@ -10,7 +10,6 @@ import (
 // batch, counters and collections through gocql.
 func TestDriverCASAndCollections(t *testing.T) {
 	_, s := driverNode(t,
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c int, v text, tags set<text>, PRIMARY KEY (k, c))",
 		"CREATE TABLE ks.cnt (k int PRIMARY KEY, n counter)",
 	)

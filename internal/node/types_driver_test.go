@@ -592,12 +592,7 @@ func TestDriverClusteringOrder(t *testing.T) {
 // clustering values were written in non-canonical forms: the paging state
 // carries the bytes as written, and every page resumes after the right row.
 func TestDriverPagingWrittenForms(t *testing.T) {
-	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
-	defer stopTestNode(t, n)
-	s := connect(t, n, 4, nil)
-	defer s.Close()
-	execAll(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE ks.p (k int, c decimal, v int, PRIMARY KEY (k, c))")
+	_, s := driverNode(t, "CREATE TABLE ks.p (k int, c decimal, v int, PRIMARY KEY (k, c))")
 	written := []string{"1.50", "2.0", "3", "4.000", "1E+1"}
 	for i, w := range written {
 		execAll(t, s, fmt.Sprintf("INSERT INTO ks.p (k, c, v) VALUES (0, %s, %d)", w, i))
