@@ -124,10 +124,11 @@ func runStart(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	admin.Register(n) // nodetool's API on the admin port
+	c := n.Config() // as resolved: the directories and cache sizes in use
 	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
-		"data_dir", n.Config().DataDir, "commitlog_directory", cmp.Or(n.Config().CommitlogDir, n.Config().DataDir), "commitlog_sync", cfg.CommitlogSync,
-		"file_cache_size", fmt.Sprintf("%dMiB", n.Config().FileCacheSize>>20),
-		"partition_cache_size", fmt.Sprintf("%dMiB", max(n.Config().PartitionCacheSize, 0)>>20), "startup", time.Since(started).Round(time.Millisecond))
+		"data_dir", c.DataDir, "commitlog_directory", cmp.Or(c.CommitlogDir, c.DataDir), "commitlog_sync", c.CommitlogSync,
+		"file_cache_size", fmt.Sprintf("%dMiB", c.FileCacheSize>>20),
+		"partition_cache_size", fmt.Sprintf("%dMiB", max(c.PartitionCacheSize, 0)>>20), "startup", time.Since(started).Round(time.Millisecond))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	var serveErr error
