@@ -932,19 +932,18 @@ type outRow struct {
 	static     []mutation.Cell
 }
 
+// sortRowsByClustering sorts rows of several partitions into clustering
+// order (reversed: descending), stably: rows with equal clusterings keep
+// their partitions' order. Not by insertion, which is quadratic in the
+// rows of an IN query's page.
 func sortRowsByClustering(t *schema.Table, rows []outRow, reversed bool) {
-	less := func(a, b *outRow) bool {
+	slices.SortStableFunc(rows, func(a, b outRow) int {
 		c := t.CompareClustering(a.clustering, b.clustering)
 		if reversed {
-			return c > 0
+			return -c
 		}
-		return c < 0
-	}
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && less(&rows[j], &rows[j-1]); j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
+		return c
+	})
 }
 
 // findCell returns the cell of a simple column in a sorted cell list.
