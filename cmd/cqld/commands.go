@@ -124,7 +124,7 @@ func runStart(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	admin.Register(n) // nodetool's API on the admin port
-	c := n.Config() // as resolved: the directories and cache sizes in use
+	c := n.Config()   // as resolved: the directories and cache sizes in use
 	log.Info("cqld ready for CQL clients", "native_address", n.NativeAddr().String(),
 		"data_dir", c.DataDir, "commitlog_directory", cmp.Or(c.CommitlogDir, c.DataDir), "commitlog_sync", c.CommitlogSync,
 		"file_cache_size", fmt.Sprintf("%dMiB", c.FileCacheSize>>20),
