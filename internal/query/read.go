@@ -39,6 +39,11 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 // read returns up to want rows starting at ps (nil: from the start), and
 // the paging state to continue from (nil when done).
 func (r *reader) read(ps *pagingState, want int) ([]outRow, *pagingState, error) {
+	if r.slices != nil && len(r.slices) == 0 {
+		// The clustering restrictions select no row (an empty IN list):
+		// nothing to read, not a scan that returns nothing.
+		return nil, nil, nil
+	}
 	if r.p.pk != nil {
 		return r.readPartitions(ps, want)
 	}
@@ -144,9 +149,6 @@ func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingSta
 				continue
 			}
 			already = ps.inPartition
-		}
-		if r.slices != nil && len(r.slices) == 0 {
-			break
 		}
 		cmd := &mutation.ReadCommand{Key: keys[i], Token: r.e.cfg.Partitioner.Token(keys[i]), Slices: slices}
 		if len(r.p.filters) == 0 && want != math.MaxInt32 {

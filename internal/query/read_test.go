@@ -1,0 +1,121 @@
+package query
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+)
+
+// memMeta is a schema.MetaStore in memory.
+type memMeta struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memMeta) GetMeta(key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key], nil
+}
+
+func (s *memMeta) PutMeta(key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = value
+	return nil
+}
+
+// readCounter is a Coordinator that holds no data and counts the reads
+// it is asked for.
+type readCounter struct {
+	mu    sync.Mutex
+	reads []mutation.ReadCommand
+}
+
+func (c *readCounter) Mutate(context.Context, *schema.Table, Consistency, []*mutation.PartitionUpdate) error {
+	return nil
+}
+
+func (c *readCounter) Read(_ context.Context, _ *schema.Table, _ Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, *cmd)
+	return nil, nil
+}
+
+func (c *readCounter) Truncate(context.Context, *schema.Table) error { return nil }
+
+func (c *readCounter) LockPartitions(context.Context, []PartitionRef) (func(), error) {
+	return func() {}, nil
+}
+
+func (c *readCounter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.reads)
+	c.reads = nil
+	return n
+}
+
+type fnvPartitioner struct{}
+
+func (fnvPartitioner) Token(key []byte) int64 {
+	h := int64(14695981039346656037 & (1<<63 - 1))
+	for _, b := range key {
+		h = (h ^ int64(b)) * 1099511628211
+	}
+	return h
+}
+
+// countingExecutor returns an Executor over a Coordinator that counts
+// reads, with the statements run.
+func countingExecutor(t *testing.T, stmts ...string) (*Executor, *Session, *readCounter) {
+	t.Helper()
+	sm, err := schema.NewManager(&memMeta{m: map[string][]byte{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &readCounter{}
+	e := New(Config{Schema: sm, Coordinator: rc, Partitioner: fnvPartitioner{}})
+	sess := &Session{}
+	for _, s := range stmts {
+		if _, err := e.Query(context.Background(), sess, s, &Options{Consistency: uint16(One)}); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return e, sess, rc
+}
+
+// TestEmptySlicesReadNothing: a clustering restriction that selects no
+// row (an empty IN list) answers without reading, not with a scan of the
+// table or of the partitions listed that returns nothing.
+func TestEmptySlicesReadNothing(t *testing.T) {
+	e, sess, rc := countingExecutor(t,
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int, c int, d int, s int static, v int, PRIMARY KEY (k, c, d))",
+		"CREATE INDEX ON ks.t (v)",
+	)
+	for _, tc := range []struct {
+		q     string
+		reads bool
+	}{
+		{"SELECT * FROM ks.t WHERE c IN (1) ALLOW FILTERING", true},
+		{"SELECT * FROM ks.t WHERE c IN () ALLOW FILTERING", false},
+		{"SELECT * FROM ks.t WHERE c IN () AND d > 3 ALLOW FILTERING", false},
+		{"SELECT count(*) FROM ks.t WHERE c IN () ALLOW FILTERING", false},
+		{"SELECT * FROM ks.t WHERE k IN (1, 2) AND c IN ()", false},
+		{"SELECT * FROM ks.t WHERE k IN (1, 2) AND c IN (3)", true},
+		{"SELECT * FROM ks.t WHERE v = 1 AND c IN () ALLOW FILTERING", false},
+		{"SELECT * FROM ks.t WHERE token(k) > 0 AND c IN () ALLOW FILTERING", false},
+	} {
+		if _, err := e.Query(context.Background(), sess, tc.q, &Options{Consistency: uint16(One)}); err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		if n := rc.count(); (n > 0) != tc.reads {
+			t.Errorf("%s: %d reads", tc.q, n)
+		}
+	}
+}
