@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -638,7 +639,13 @@ func (s *guardrailState) guardCartesian(what string, cols []*schema.Column, kvs 
 		if err != nil {
 			return nil // reported by the query itself
 		}
-		size *= int64(len(v))
+		// Saturating: a product of long lists may pass int64, and a
+		// wrapped size would be reported wrong, or pass a threshold.
+		if n := int64(len(v)); n != 0 && size > math.MaxInt64/n {
+			size = math.MaxInt64
+		} else {
+			size *= n
+		}
 		if err := s.maxThreshold("in_select_cartesian_product", "", g.InSelectCartesianProductWarn, g.InSelectCartesianProductFail, size,
 			func(warn bool, v, th int64) string {
 				if warn {

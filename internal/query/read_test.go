@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 )
@@ -70,16 +71,28 @@ func (fnvPartitioner) Token(key []byte) int64 {
 	return h
 }
 
-// countingExecutor returns an Executor over a Coordinator that counts
-// reads, with the statements run.
-func countingExecutor(t *testing.T, stmts ...string) (*Executor, *Session, *readCounter) {
+// ordinaryUsers is a Security that allows everything to every user, none
+// of them a superuser: guardrails apply.
+type ordinaryUsers struct{}
+
+func (ordinaryUsers) Authorize(context.Context, *Session, string, string) error { return nil }
+func (ordinaryUsers) Statement(context.Context, *Session, cql.Statement) (*Result, error) {
+	return &Result{Kind: VoidResult}, nil
+}
+func (ordinaryUsers) Created(context.Context, *Session, string) {}
+func (ordinaryUsers) Dropped(context.Context, string)           {}
+
+// countingExecutor returns an Executor with cfg over a Coordinator that
+// counts reads, with the statements run.
+func countingExecutor(t *testing.T, cfg Config, stmts ...string) (*Executor, *Session, *readCounter) {
 	t.Helper()
 	sm, err := schema.NewManager(&memMeta{m: map[string][]byte{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rc := &readCounter{}
-	e := New(Config{Schema: sm, Coordinator: rc, Partitioner: fnvPartitioner{}})
+	cfg.Schema, cfg.Coordinator, cfg.Partitioner = sm, rc, fnvPartitioner{}
+	e := New(cfg)
 	sess := &Session{}
 	for _, s := range stmts {
 		if _, err := e.Query(context.Background(), sess, s, &Options{Consistency: uint16(One)}); err != nil {
@@ -93,7 +106,7 @@ func countingExecutor(t *testing.T, stmts ...string) (*Executor, *Session, *read
 // row (an empty IN list) answers without reading, not with a scan of the
 // table or of the partitions listed that returns nothing.
 func TestEmptySlicesReadNothing(t *testing.T) {
-	e, sess, rc := countingExecutor(t,
+	e, sess, rc := countingExecutor(t, Config{},
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c int, d int, s int static, v int, PRIMARY KEY (k, c, d))",
 		"CREATE INDEX ON ks.t (v)",
