@@ -227,21 +227,21 @@ func (r *currentRow) cellsOf(col *schema.Column) []mutation.Cell {
 	return out
 }
 
-// readCurrent reads the live rows cks (nil: only statics) of one partition.
+// readCurrent reads the live rows cks of one partition, and its static
+// row: empty clusterings stand for the static row alone. Each row is a
+// point slice (the engine sorts and merges them), so that a counter
+// UPDATE ... c IN (...) or a conditional batch over a few rows of a wide
+// partition reads those rows, not the partition.
 func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, key []byte, token int64, cks [][][]byte, nowSec int64) (*mutation.Partition, error) {
 	cmd := &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec}
-	full := 0
-	for _, ck := range cks {
-		if len(ck) > 0 {
-			full++
+	if len(t.Clustering) > 0 {
+		for _, ck := range cks {
+			if len(ck) > 0 {
+				b := mutation.Bound{Values: ck, Inclusive: true}
+				cmd.Slices = append(cmd.Slices, mutation.Slice{Start: b, End: b})
+			}
 		}
-	}
-	switch {
-	case len(t.Clustering) == 0:
-	case full == 0:
-		cmd.StaticOnly = true
-	case full == 1 && len(cks) == 1:
-		cmd.Slices = []mutation.Slice{{Start: mutation.Bound{Values: cks[0], Inclusive: true}, End: mutation.Bound{Values: cks[0], Inclusive: true}}}
+		cmd.StaticOnly = cmd.Slices == nil
 	}
 	return e.readOne(ctx, t, cmd)
 }

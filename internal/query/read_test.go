@@ -132,3 +132,42 @@ func TestEmptySlicesReadNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBeforeWriteReadsItsRows: a read before write over several rows
+// of a partition reads those rows (one point slice each), not the whole
+// partition; over the static row alone, only that.
+func TestReadBeforeWriteReadsItsRows(t *testing.T) {
+	e, sess, rc := countingExecutor(t, Config{},
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.c (k int, c int, n counter, PRIMARY KEY (k, c))",
+		"CREATE TABLE ks.l (k int, c int, s int static, v list<int>, PRIMARY KEY (k, c))",
+	)
+	for _, tc := range []struct {
+		q      string
+		slices int // -1: static only
+	}{
+		{"UPDATE ks.c SET n = n + 1 WHERE k = 1 AND c IN (1, 2, 3)", 3},
+		{"UPDATE ks.c SET n = n + 1 WHERE k = 1 AND c = 1", 1},
+		{"UPDATE ks.l SET v = v - [1] WHERE k = 1 AND c IN (4, 5)", 2},
+		{"BEGIN BATCH UPDATE ks.l SET s = 1 WHERE k = 1 IF s = 0; UPDATE ks.l SET v = [1] WHERE k = 1 AND c = 2 IF v = [0]; UPDATE ks.l SET v = [2] WHERE k = 1 AND c = 3 IF v = [0]; APPLY BATCH", 2},
+		{"UPDATE ks.l SET s = 1 WHERE k = 1 IF s = 0", -1},
+	} {
+		if _, err := e.Query(context.Background(), sess, tc.q, &Options{Consistency: uint16(One), SerialConsistency: uint16(Serial)}); err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		rc.mu.Lock()
+		reads := rc.reads
+		rc.reads = nil
+		rc.mu.Unlock()
+		if len(reads) == 0 {
+			t.Fatalf("%s: no read", tc.q)
+		}
+		r := reads[0]
+		switch {
+		case tc.slices < 0 && !r.StaticOnly:
+			t.Errorf("%s: read %d slices, want the static row only", tc.q, len(r.Slices))
+		case tc.slices >= 0 && (r.StaticOnly || len(r.Slices) != tc.slices):
+			t.Errorf("%s: read %d slices (static only: %v), want %d", tc.q, len(r.Slices), r.StaticOnly, tc.slices)
+		}
+	}
+}
