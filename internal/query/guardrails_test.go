@@ -14,7 +14,6 @@ func TestGuardCartesianSaturates(t *testing.T) {
 	cfg := Config{Security: ordinaryUsers{}}
 	cfg.Guardrails.InSelectCartesianProductFail = 9_000_000_000_000_000_000
 	e, sess, _ := countingExecutor(t, cfg,
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c1 int, c2 int, c3 int, c4 int, c5 int, PRIMARY KEY (k, c1, c2, c3, c4, c5))",
 	)
 	// 8,000^5 = 3.3e19 combinations; wrapped to int64, -4.1e18.

@@ -53,12 +53,13 @@ func (c *readCounter) LockPartitions(context.Context, []PartitionRef) (func(), e
 	return func() {}, nil
 }
 
-func (c *readCounter) count() int {
+// take returns the reads since the last take.
+func (c *readCounter) take() []mutation.ReadCommand {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := len(c.reads)
+	reads := c.reads
 	c.reads = nil
-	return n
+	return reads
 }
 
 type fnvPartitioner struct{}
@@ -83,7 +84,7 @@ func (ordinaryUsers) Created(context.Context, *Session, string) {}
 func (ordinaryUsers) Dropped(context.Context, string)           {}
 
 // countingExecutor returns an Executor with cfg over a Coordinator that
-// counts reads, with the statements run.
+// counts reads, with keyspace ks created and the statements run.
 func countingExecutor(t *testing.T, cfg Config, stmts ...string) (*Executor, *Session, *readCounter) {
 	t.Helper()
 	sm, err := schema.NewManager(&memMeta{m: map[string][]byte{}})
@@ -94,6 +95,7 @@ func countingExecutor(t *testing.T, cfg Config, stmts ...string) (*Executor, *Se
 	cfg.Schema, cfg.Coordinator, cfg.Partitioner = sm, rc, fnvPartitioner{}
 	e := New(cfg)
 	sess := &Session{}
+	stmts = append([]string{"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"}, stmts...)
 	for _, s := range stmts {
 		if _, err := e.Query(context.Background(), sess, s, &Options{Consistency: uint16(One)}); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -107,7 +109,6 @@ func countingExecutor(t *testing.T, cfg Config, stmts ...string) (*Executor, *Se
 // table or of the partitions listed that returns nothing.
 func TestEmptySlicesReadNothing(t *testing.T) {
 	e, sess, rc := countingExecutor(t, Config{},
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int, c int, d int, s int static, v int, PRIMARY KEY (k, c, d))",
 		"CREATE INDEX ON ks.t (v)",
 	)
@@ -127,7 +128,7 @@ func TestEmptySlicesReadNothing(t *testing.T) {
 		if _, err := e.Query(context.Background(), sess, tc.q, &Options{Consistency: uint16(One)}); err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}
-		if n := rc.count(); (n > 0) != tc.reads {
+		if n := len(rc.take()); (n > 0) != tc.reads {
 			t.Errorf("%s: %d reads", tc.q, n)
 		}
 	}
@@ -138,7 +139,6 @@ func TestEmptySlicesReadNothing(t *testing.T) {
 // partition; over the static row alone, only that.
 func TestReadBeforeWriteReadsItsRows(t *testing.T) {
 	e, sess, rc := countingExecutor(t, Config{},
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.c (k int, c int, n counter, PRIMARY KEY (k, c))",
 		"CREATE TABLE ks.l (k int, c int, s int static, v list<int>, PRIMARY KEY (k, c))",
 	)
@@ -155,10 +155,7 @@ func TestReadBeforeWriteReadsItsRows(t *testing.T) {
 		if _, err := e.Query(context.Background(), sess, tc.q, &Options{Consistency: uint16(One), SerialConsistency: uint16(Serial)}); err != nil {
 			t.Fatalf("%s: %v", tc.q, err)
 		}
-		rc.mu.Lock()
-		reads := rc.reads
-		rc.reads = nil
-		rc.mu.Unlock()
+		reads := rc.take()
 		if len(reads) == 0 {
 			t.Fatalf("%s: no read", tc.q)
 		}
