@@ -36,16 +36,19 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 	return dropShadowed(r.p.table, parts), err
 }
 
+// selectsNoRow reports whether the clustering restrictions select no row
+// (an empty IN list): there is nothing to read.
+func (r *reader) selectsNoRow() bool { return r.slices != nil && len(r.slices) == 0 }
+
 // read returns up to want rows starting at ps (nil: from the start), and
 // the paging state to continue from (nil when done).
 func (r *reader) read(ps *pagingState, want int) ([]outRow, *pagingState, error) {
-	if r.slices != nil && len(r.slices) == 0 {
-		// The clustering restrictions select no row (an empty IN list):
-		// nothing to read, not a scan that returns nothing.
-		return nil, nil, nil
-	}
 	if r.p.pk != nil {
 		return r.readPartitions(ps, want)
+	}
+	if r.selectsNoRow() {
+		// Not a scan (of the table or an index) that returns nothing.
+		return nil, nil, nil
 	}
 	if r.p.index != nil {
 		return r.readIndex(ps, want)
@@ -117,7 +120,9 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingState, error) {
 	t := r.p.table
 	keys, err := partitionKeys(t, r.p.pk, r.vals)
-	if err != nil {
+	if err != nil || r.selectsNoRow() {
+		// The keys are checked (null, unset, too long) first, as
+		// Cassandra's getSliceCommands does.
 		return nil, nil, err
 	}
 	start := 0

@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -166,5 +168,35 @@ func TestReadBeforeWriteReadsItsRows(t *testing.T) {
 		case tc.slices >= 0 && (r.StaticOnly || len(r.Slices) != tc.slices):
 			t.Errorf("%s: read %d slices (static only: %v), want %d", tc.q, len(r.Slices), r.StaticOnly, tc.slices)
 		}
+	}
+}
+
+// TestEmptySlicesCheckKeys: with an empty IN on a clustering column, the
+// partition key's bound values are still checked, as Cassandra's
+// getSliceCommands does before it finds the clustering filter empty.
+func TestEmptySlicesCheckKeys(t *testing.T) {
+	e, sess, rc := countingExecutor(t, Config{},
+		"CREATE TABLE ks.t (k int, c int, v int, PRIMARY KEY (k, c))",
+	)
+	ctx := context.Background()
+	p, err := e.Prepare(ctx, sess, "SELECT * FROM ks.t WHERE k = ? AND c IN ()", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v    Value
+		want string
+	}{
+		{Value{}, "Invalid null value in condition for column k"},
+		{Value{Unset: true}, "Invalid unset value for column k"},
+		{Value{B: []byte{0, 0, 0, 1}}, ""},
+	} {
+		_, err := e.Execute(ctx, sess, p.ID, nil, &Options{Consistency: uint16(One), Values: []Value{tc.v}})
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("k = %+v: got %v, want %q", tc.v, err, tc.want)
+		}
+	}
+	if n := len(rc.take()); n != 0 {
+		t.Errorf("%d reads", n)
 	}
 }
