@@ -905,6 +905,12 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		if err != nil {
 			return nil, err
 		}
+		if len(cks) == 0 {
+			// An empty IN list on a clustering column: nothing to write,
+			// not even the static columns set (ModificationStatement.
+			// addUpdates returns when the clusterings are empty).
+			return nil, nil
+		}
 	}
 	expiry := mutation.NoDeletion
 	if w.ttl > 0 {
