@@ -235,7 +235,7 @@ func (p *selectPlan) aggregationWarning() string {
 		return "Aggregation query used without partition key"
 	}
 	for _, kv := range p.pk {
-		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+		if kv != nil && kv.isIN() {
 			return "Aggregation query used on multiple partition keys (IN restriction)"
 		}
 	}

@@ -616,7 +616,7 @@ func (e *Executor) guardSelect(s *guardrailState, c *compiled, opts *Options) er
 
 func hasIn(kvs []*keyVals) bool {
 	for _, kv := range kvs {
-		if kv != nil && (kv.listMarker || len(kv.fns) > 1) {
+		if kv != nil && kv.isIN() {
 			return true
 		}
 	}

@@ -55,7 +55,7 @@ func indexFor(t *schema.Table, f *rowFilter) (ix *schema.Index, rangeOnly bool) 
 			if x.Target == schema.TargetKeys {
 				return x, false
 			}
-		case f.op == cql.OpEq && (f.in == nil || len(f.in.fns) == 1 && !f.in.listMarker):
+		case f.op == cql.OpEq && (f.in == nil || !f.in.isIN()):
 			if !multi && (x.Target == schema.TargetSimple || x.Target == schema.TargetFull) {
 				return x, false
 			}

@@ -105,12 +105,12 @@ func checkConditional(t *schema.Table, p *modifyPlan, u cql.UsingClause, what st
 		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
 	}
 	for _, kv := range p.pk {
-		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+		if kv != nil && kv.isIN() {
 			return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
 		}
 	}
 	for _, kv := range p.ck {
-		if kv != nil && (len(kv.fns) > 1 || kv.listMarker) {
+		if kv != nil && kv.isIN() {
 			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
 		}
 	}

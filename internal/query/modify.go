@@ -42,6 +42,11 @@ type keyVals struct {
 	listMarker bool
 }
 
+// isIN reports whether the restriction is an IN: a list marker, or a list
+// of values other than one (IN () too; IN (x) is an equality, as Cassandra's
+// SingleColumnRelation makes it).
+func (kv *keyVals) isIN() bool { return kv.listMarker || len(kv.fns) != 1 }
+
 // columnOp writes or deletes one column (or elements of a non-frozen
 // collection, or increments a counter): see opKind.
 type columnOp struct {
@@ -389,7 +394,7 @@ func expandValues(col *schema.Column, kv *keyVals, vals []Value) ([][]byte, erro
 		}
 		out = append(out, b)
 	}
-	if len(kv.fns) == 1 && !kv.listMarker {
+	if !kv.isIN() {
 		return out, nil
 	}
 	return dedupeSorted(col.Type, out), nil

@@ -624,7 +624,7 @@ func (p *selectPlan) compileOrderBy(st *cql.Select) error {
 	}
 	p.reversed = reversed
 	for _, kv := range p.pk {
-		if len(kv.fns) > 1 || kv.listMarker {
+		if kv.isIN() {
 			p.orderBy = true
 		}
 	}

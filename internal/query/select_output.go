@@ -32,7 +32,7 @@ func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
 		} else if col.Kind == schema.Clustering && col.Position < len(p.ck) {
 			kv = p.ck[col.Position]
 		}
-		return kv != nil && len(kv.fns) == 1 && !kv.listMarker
+		return kv != nil && !kv.isIN()
 	}
 	pos := 0
 	for gi, g := range st.GroupBy {
