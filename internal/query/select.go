@@ -725,6 +725,18 @@ func decodePaging(t *schema.Table, b []byte) (*pagingState, error) {
 }
 
 // slices computes the clustering slices of the query in clustering order.
+// selectsNothing reports whether a query by partition keys has no key or no
+// clustering to read (an empty IN list), or keys that fail to build (the
+// read reports that): Cassandra makes such a query an empty ReadQuery,
+// with a limit of 0, before it looks at paging.
+func (p *selectPlan) selectsNothing(slices []mutation.Slice, vals []Value) bool {
+	if slices != nil && len(slices) == 0 {
+		return true
+	}
+	keys, err := partitionKeys(p.table, p.pk, vals)
+	return err != nil || len(keys) == 0
+}
+
 func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 	t := p.table
 	if len(p.ck) == 0 && p.ckSlice == nil && p.ckTuple == nil {
@@ -811,7 +823,7 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 		return nil, err
 	}
 	pageSize := opts.PageSize
-	if p.orderBy && !p.aggregate && len(p.groupBy) == 0 && pageSize > 0 && limit > pageSize {
+	if p.orderBy && !p.aggregate && len(p.groupBy) == 0 && pageSize > 0 && limit > pageSize && !p.selectsNothing(slices, vals) {
 		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	// With GROUP BY, pages count groups (groupPageSize); a plain aggregate
