@@ -746,7 +746,9 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		if p.ckSlice.col.Position > n {
 			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
 		}
-		return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[n].Name, p.ckSlice.col.Name)
+		// Every column before n has an equality: = and a slice on the
+		// same column (n may be past the last column).
+		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", p.ckSlice.col.Name)
 	}
 	// Deleting columns of a range of rows (a slice, a clustering prefix,
 	// or no clustering for regular columns) fails when the deletion is
