@@ -241,6 +241,41 @@ func checkKeyComplete(t *schema.Table, p *modifyPlan, staticOnly bool) error {
 	return nil
 }
 
+// checkStaticOnly is StatementRestrictions' rule for UPDATE and DELETE:
+// a statement whose operations and conditions touch static columns only
+// (ModificationStatement.appliesOnlyToStaticColumns) may not restrict the
+// clustering ("sounds like you don't really understand what your are
+// doing"); an INSERT may. what is "UPDATE" or "DELETE".
+func checkStaticOnly(t *schema.Table, p *modifyPlan, conds []cql.Condition, what string) error {
+	restricted := p.ckSlice != nil
+	for _, f := range p.ck {
+		restricted = restricted || f != nil
+	}
+	if !restricted {
+		return nil
+	}
+	regular, static := false, false
+	note := func(col *schema.Column) {
+		switch {
+		case col == nil:
+		case col.Kind == schema.Static:
+			static = true
+		case col.Kind == schema.Regular:
+			regular = true
+		}
+	}
+	for _, op := range p.ops {
+		note(op.col)
+	}
+	for _, cd := range conds {
+		note(t.Column(cd.Column)) // an unknown column fails later
+	}
+	if static && !regular {
+		return cqlerr.Invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", what)
+	}
+	return nil
+}
+
 // compileWhereKeys compiles the WHERE clause of UPDATE and DELETE: EQ/IN on
 // key columns, and for DELETE a clustering prefix plus one slice.
 func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSlice bool, now nowFunc) error {
@@ -650,6 +685,9 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := c.compileWhereKeys(p, st.Where, false, e.now); err != nil {
 		return err
 	}
+	if err := checkStaticOnly(t, p, st.Conditions, "UPDATE"); err != nil {
+		return err
+	}
 	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0); err != nil {
 		return err
 	}
@@ -721,6 +759,9 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	}
 	p.deleteRow = len(st.Targets) == 0
 	if err := c.compileWhereKeys(p, st.Where, true, e.now); err != nil {
+		return err
+	}
+	if err := checkStaticOnly(t, p, st.Conditions, "DELETE"); err != nil {
 		return err
 	}
 	var missing []string
