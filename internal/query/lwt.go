@@ -237,6 +237,17 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		if i > 0 && !bytes.Equal(keys[0], targets[0].key) {
 			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
+		// Every statement of a conditional batch, with an IF or not
+		// (BatchStatement.makeCasRequest).
+		for _, kv := range p.ck {
+			if kv != nil && kv.isIN() {
+				what := "updates"
+				if p.isDelete {
+					what = "deletions"
+				}
+				return nil, cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
+			}
+		}
 		if p.ck != nil && len(t.Clustering) > 0 {
 			cks, err := clusterings(t, p.ck, opts[i].Values)
 			if err != nil {

@@ -29,6 +29,8 @@ type modifyPlan struct {
 	insert  bool // writes a row marker
 	// deleteRow: DELETE without targets.
 	deleteRow bool
+	// isDelete: a DELETE statement.
+	isDelete  bool
 	ttl       termFn
 	timestamp termFn
 	// cas holds the IF clause of a conditional statement (nil otherwise).
@@ -757,7 +759,7 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		}
 		p.ops = append(p.ops, columnOp{col: col, kind: opDelete, delete: true})
 	}
-	p.deleteRow = len(st.Targets) == 0
+	p.deleteRow, p.isDelete = len(st.Targets) == 0, true
 	if err := c.compileWhereKeys(p, st.Where, true, e.now); err != nil {
 		return err
 	}
