@@ -30,9 +30,12 @@ type modifyPlan struct {
 	// deleteRow: DELETE without targets.
 	deleteRow bool
 	// isDelete: a DELETE statement.
-	isDelete  bool
-	ttl       termFn
-	timestamp termFn
+	isDelete bool
+	// rangeColumns: a DELETE of columns over a range of rows, which fails
+	// once a range is built (errRangeColumns).
+	rangeColumns bool
+	ttl          termFn
+	timestamp    termFn
 	// cas holds the IF clause of a conditional statement (nil otherwise).
 	cas *casSpec
 }
@@ -242,6 +245,10 @@ func checkKeyComplete(t *schema.Table, p *modifyPlan, staticOnly bool) error {
 	}
 	return nil
 }
+
+// errRangeColumns: columns of a range of rows cannot be deleted
+// (DeleteStatement.addUpdateForKey).
+var errRangeColumns = cqlerr.Invalidf("Range deletions are not supported for specific columns")
 
 // checkStaticOnly is StatementRestrictions' rule for UPDATE and DELETE:
 // a statement whose operations and conditions touch static columns only
@@ -814,7 +821,17 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		p.cas = cs
 	}
 	if rangeColumns {
-		return cqlerr.Invalidf("Range deletions are not supported for specific columns")
+		// Cassandra fails while building each range's deletion, so a
+		// range that an empty IN list leaves out fails nothing: with an
+		// IN in the prefix the error waits for the execution.
+		hasIN := false
+		for _, kv := range p.ck {
+			hasIN = hasIN || kv != nil && kv.isIN()
+		}
+		if !hasIN {
+			return errRangeColumns
+		}
+		p.rangeColumns = true
 	}
 	c.modify = p
 	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
@@ -960,6 +977,9 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			// not even the static columns set (ModificationStatement.
 			// addUpdates returns when the clusterings are empty).
 			return nil, nil
+		}
+		if p.rangeColumns {
+			return nil, errRangeColumns
 		}
 	}
 	expiry := mutation.NoDeletion
