@@ -256,6 +256,11 @@ var errRangeColumns = cqlerr.Invalidf("Range deletions are not supported for spe
 // clustering ("sounds like you don't really understand what your are
 // doing"); an INSERT may. what is "UPDATE" or "DELETE".
 func checkStaticOnly(t *schema.Table, p *modifyPlan, conds []cql.Condition, what string) error {
+	for _, f := range p.pk {
+		if f == nil {
+			return nil // a missing partition key part is reported first
+		}
+	}
 	restricted := p.ckSlice != nil
 	for _, f := range p.ck {
 		restricted = restricted || f != nil
@@ -822,10 +827,11 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	}
 	if rangeColumns {
 		// Cassandra fails while building each range's deletion, so a
-		// range that an empty IN list leaves out fails nothing: with an
-		// IN in the prefix the error waits for the execution.
+		// range that an empty IN list leaves out (of the partition keys
+		// or the prefix) fails nothing: with an IN the error waits for
+		// the execution.
 		hasIN := false
-		for _, kv := range p.ck {
+		for _, kv := range append(p.pk[:len(p.pk):len(p.pk)], p.ck...) {
 			hasIN = hasIN || kv != nil && kv.isIN()
 		}
 		if !hasIN {
@@ -978,7 +984,7 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			// addUpdates returns when the clusterings are empty).
 			return nil, nil
 		}
-		if p.rangeColumns {
+		if p.rangeColumns && len(keys) > 0 {
 			return nil, errRangeColumns
 		}
 	}
