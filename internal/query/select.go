@@ -730,19 +730,35 @@ func decodePaging(t *schema.Table, b []byte) (*pagingState, error) {
 	return ps, nil
 }
 
-// slices computes the clustering slices of the query in clustering order.
-// selectsNothing reports whether a query by partition keys has no key or no
-// clustering to read (an empty IN list), or keys that fail to build (the
-// read reports that): Cassandra makes such a query an empty ReadQuery,
-// with a limit of 0, before it looks at paging.
+// selectsNothing reports whether a query by partition keys has no key, or
+// no clustering to read (an empty IN list) and no static column to fetch,
+// or keys that fail to build (the read reports that): Cassandra makes such
+// a query an empty ReadQuery, with a limit of 0, before it looks at paging
+// (makeClusteringIndexFilter still queries the static columns).
 func (p *selectPlan) selectsNothing(slices []mutation.Slice, vals []Value) bool {
-	if slices != nil && len(slices) == 0 {
+	if slices != nil && len(slices) == 0 && !p.fetchesStatics() {
 		return true
 	}
 	keys, err := partitionKeys(p.table, p.pk, vals)
 	return err != nil || len(keys) == 0
 }
 
+// fetchesStatics reports whether the selection may read static columns: a
+// static column selected, or, on a table with statics, an expression whose
+// columns are not tracked (a function or cast may take one).
+func (p *selectPlan) fetchesStatics() bool {
+	if !p.table.HasStatics() {
+		return false
+	}
+	for _, e := range p.selectors {
+		if e.col != nil && e.col.Kind == schema.Static || e.col == nil && !e.terms {
+			return true
+		}
+	}
+	return false
+}
+
+// slices computes the clustering slices of the query in clustering order.
 func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 	t := p.table
 	if len(p.ck) == 0 && p.ckSlice == nil && p.ckTuple == nil {
@@ -829,7 +845,9 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 		return nil, err
 	}
 	pageSize := opts.PageSize
-	if p.orderBy && !p.aggregate && len(p.groupBy) == 0 && pageSize > 0 && limit > pageSize && !p.selectsNothing(slices, vals) {
+	// Rows sorted after the query are read without the LIMIT (Cassandra's
+	// getDataLimits), so any LIMIT needs more than a page.
+	if p.orderBy && !p.aggregate && len(p.groupBy) == 0 && pageSize > 0 && !p.selectsNothing(slices, vals) {
 		return nil, cqlerr.Invalidf("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	// With GROUP BY, pages count groups (groupPageSize); a plain aggregate
