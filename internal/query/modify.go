@@ -334,6 +334,9 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 				}
 				return cqlerr.Invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
 			}
+			if err := mergeKeyRestriction(col, p.ck[col.Position], false); err != nil {
+				return err
+			}
 			if p.ckSlice == nil {
 				p.ckSlice = &sliceTerms{col: col}
 			} else if p.ckSlice.col != col {
@@ -354,10 +357,26 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 		if col.Kind == schema.Clustering {
 			target = p.ck
 		}
-		if target[col.Position] != nil {
-			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", col.Name)
+		if err := mergeKeyRestriction(col, target[col.Position], p.ckSlice != nil && p.ckSlice.col == col); err != nil {
+			return err
 		}
 		target[col.Position] = fns
+	}
+	return nil
+}
+
+// mergeKeyRestriction refuses a second restriction on a key column as
+// Cassandra's single-column restrictions merge, by the kind of the first:
+// an equality or an IN (prior, when set) takes no other relation, and a
+// slice (sliced) takes no equality or IN.
+func mergeKeyRestriction(col *schema.Column, prior *keyVals, sliced bool) error {
+	switch {
+	case prior != nil && prior.isIN():
+		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", col.Name)
+	case prior != nil:
+		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", col.Name)
+	case sliced:
+		return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 	}
 	return nil
 }

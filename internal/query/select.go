@@ -301,8 +301,8 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			if col.Kind == schema.Clustering {
 				target = ck
 			}
-			if target[col.Position] != nil {
-				return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", col.Name)
+			if err := mergeKeyRestriction(col, target[col.Position], slices.ContainsFunc(ckSlices, func(s *sliceTerms) bool { return s.col == col })); err != nil {
+				return err
 			}
 			target[col.Position] = kv
 			// Also usable as a filter when the column can't be a prefix.
@@ -310,6 +310,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		case col.Kind == schema.Clustering && (r.Op == cql.OpLt || r.Op == cql.OpLte || r.Op == cql.OpGt || r.Op == cql.OpGte):
 			f, err := c.compileTerm(r.Value, recv, now)
 			if err != nil {
+				return err
+			}
+			if err := mergeKeyRestriction(col, ck[col.Position], false); err != nil {
 				return err
 			}
 			var sl *sliceTerms
