@@ -154,7 +154,9 @@ CEIL_PID=$!
 PIDS+=("$CEIL_PID")
 CQLD_PORT=$(wait_ready "$OUT/cqld.log" "$CQLD_PID")
 CEIL_PORT=$(wait_ready "$OUT/ceiling.log" "$CEIL_PID")
-COMMITLOG_DIR=$(grep -m1 'ready for CQL clients' "$OUT/cqld.log" | grep -o 'commitlog_directory=[^ ]*' | sed 's/^commitlog_directory=//; s/^"//; s/"$//')
+# The log directory from cqld's ready line (slog quotes a path with
+# spaces); an older cqld without it falls back to the data directory.
+COMMITLOG_DIR=$(grep -m1 'ready for CQL clients' "$OUT/cqld.log" | grep -o 'commitlog_directory=\("[^"]*"\|[^ ]*\)' | sed 's/^commitlog_directory=//; s/^"//; s/"$//' || true)
 echo "fsync at start: $(fsync_probe "${COMMITLOG_DIR:-$WORK/data}")" | tee -a "$OUT/machine.txt"
 log "cqld pid $CQLD_PID port $CQLD_PORT; ceiling pid $CEIL_PID port $CEIL_PORT"
 
