@@ -68,14 +68,19 @@ func (c *rawSock) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	return c.run(&c.rdMu, &c.rd, false, p)
+	return c.run(false, p)
 }
 
-func (c *rawSock) Write(p []byte) (int, error) { return c.run(&c.wrMu, &c.wr, true, p) }
+func (c *rawSock) Write(p []byte) (int, error) { return c.run(true, p) }
 
-// run makes one Read or Write through the poller with op's callback
-// (write picks the method: a method value of c.rc would allocate).
-func (c *rawSock) run(mu *sync.Mutex, op *rawOp, write bool, p []byte) (int, error) {
+// run makes one Read or Write through the poller, under that direction's
+// lock and with its callback (write picks the method: a method value of
+// c.rc would allocate).
+func (c *rawSock) run(write bool, p []byte) (int, error) {
+	mu, op := &c.rdMu, &c.rd
+	if write {
+		mu, op = &c.wrMu, &c.wr
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	*op = rawOp{p: p}
