@@ -45,11 +45,16 @@ func TestMeasureStartup(t *testing.T) {
 	// of a client connection is: connecting to the port is refused, and
 	// a server cannot bind it.
 	// Close-on-exec: the `sleep 60` left behind below must not keep it.
+	// ForkLock, as package net holds it: no fork between the two calls.
+	syscall.ForkLock.RLock()
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.CloseOnExec(fd)
 	closeFD := sync.OnceFunc(func() { syscall.Close(fd) })
 	defer closeFD()
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {

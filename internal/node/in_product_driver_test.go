@@ -73,24 +73,20 @@ func TestDriverINProductBounded(t *testing.T) {
 	for _, tc := range []struct {
 		q        string
 		prefixes int
-	}{{sel, 50}, {sel, 200000}, {rangeSel, 50}, {rangeSel, 200000}} {
-		args := []any{ints(tc.prefixes)}
-		if tc.q == sel {
-			args = append(args, tuples(1))
-		}
-		prefixes := tc.prefixes
-		it := s.Query(tc.q, args...).WithContext(ctx).Iter()
+		more     []any // bound after the prefixes
+	}{{sel, 50, []any{tuples(1)}}, {sel, 200000, []any{tuples(1)}}, {rangeSel, 50, nil}, {rangeSel, 200000, nil}} {
+		it := s.Query(tc.q, append([]any{ints(tc.prefixes)}, tc.more...)...).WithContext(ctx).Iter()
 		var c, d, e, rows int
 		prev := 1 << 30
 		for it.Scan(&c, &d, &e) {
 			if c >= prev || d != 0 || e != 0 {
-				t.Fatalf("%d prefixes: row (%d, %d, %d) after c = %d", prefixes, c, d, e, prev)
+				t.Fatalf("%d prefixes: row (%d, %d, %d) after c = %d", tc.prefixes, c, d, e, prev)
 			}
 			prev = c
 			rows++
 		}
 		if err := it.Close(); err != nil || rows != 50 {
-			t.Fatalf("%s with %d prefixes: %d rows, %v", tc.q, prefixes, rows, err)
+			t.Fatalf("%s with %d prefixes: %d rows, %v", tc.q, tc.prefixes, rows, err)
 		}
 	}
 }
