@@ -109,8 +109,8 @@ func (c *compiled) compileTupleRelation(p *selectPlan, r cql.Relation, ck []*key
 			return err
 		}
 		for i, col := range cols {
-			if ck[col.Position] != nil {
-				return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", col.Name)
+			if err := mergeKeyRestriction(col, ck[col.Position], false); err != nil {
+				return err
 			}
 			ck[col.Position] = &keyVals{fns: []termFn{tupleComponent(f, i, col)}}
 		}
