@@ -234,10 +234,8 @@ func (p *selectPlan) aggregationWarning() string {
 		}
 		return "Aggregation query used without partition key"
 	}
-	for _, kv := range p.pk {
-		if kv != nil && kv.isIN() {
-			return "Aggregation query used on multiple partition keys (IN restriction)"
-		}
+	if hasIn(p.pk) {
+		return "Aggregation query used on multiple partition keys (IN restriction)"
 	}
 	return ""
 }

@@ -614,15 +614,6 @@ func (e *Executor) guardSelect(s *guardrailState, c *compiled, opts *Options) er
 	return nil
 }
 
-func hasIn(kvs []*keyVals) bool {
-	for _, kv := range kvs {
-		if kv != nil && kv.isIN() {
-			return true
-		}
-	}
-	return false
-}
-
 // guardCartesian is in_select_cartesian_product, checked as Cassandra's
 // MultiCBuilder grows (after each restricted column).
 func (s *guardrailState) guardCartesian(what string, cols []*schema.Column, kvs []*keyVals, vals []Value) error {

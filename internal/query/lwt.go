@@ -104,15 +104,18 @@ func checkConditional(t *schema.Table, p *modifyPlan, u cql.UsingClause, what st
 	if u.Timestamp != nil {
 		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
 	}
-	for _, kv := range p.pk {
-		if kv != nil && kv.isIN() {
-			return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
-		}
+	if hasIn(p.pk) {
+		return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
 	}
-	for _, kv := range p.ck {
-		if kv != nil && kv.isIN() {
-			return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
-		}
+	return checkConditionalClustering(p, what)
+}
+
+// checkConditionalClustering refuses an IN on the clustering of a
+// conditional statement, or of any statement of a conditional batch
+// (BatchStatement.makeCasRequest).
+func checkConditionalClustering(p *modifyPlan, what string) error {
+	if hasIn(p.ck) {
+		return cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
 	}
 	return nil
 }
@@ -237,16 +240,12 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		if i > 0 && !bytes.Equal(keys[0], targets[0].key) {
 			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
-		// Every statement of a conditional batch, with an IF or not
-		// (BatchStatement.makeCasRequest).
-		for _, kv := range p.ck {
-			if kv != nil && kv.isIN() {
-				what := "updates"
-				if p.isDelete {
-					what = "deletions"
-				}
-				return nil, cqlerr.Invalidf("IN on the clustering key columns is not supported with conditional %s", what)
-			}
+		what := "updates"
+		if p.isDelete {
+			what = "deletions"
+		}
+		if err := checkConditionalClustering(p, what); err != nil {
+			return nil, err
 		}
 		if p.ck != nil && len(t.Clustering) > 0 {
 			cks, err := clusterings(t, p.ck, opts[i].Values)

@@ -52,6 +52,16 @@ type keyVals struct {
 // SingleColumnRelation makes it).
 func (kv *keyVals) isIN() bool { return kv.listMarker || len(kv.fns) != 1 }
 
+// hasIn reports whether any of the restrictions (nil: unrestricted) is an IN.
+func hasIn(kvs []*keyVals) bool {
+	for _, kv := range kvs {
+		if kv != nil && kv.isIN() {
+			return true
+		}
+	}
+	return false
+}
+
 // columnOp writes or deletes one column (or elements of a non-frozen
 // collection, or increments a counter): see opKind.
 type columnOp struct {
@@ -558,25 +568,14 @@ func cartesian(comps [][][]byte) ([][][]byte, error) {
 			return nil, nil // an empty IN list selects nothing, whatever the others hold
 		}
 	}
-	// Each combination costs a slice header, one per component and the
-	// bytes of its values; each value of component j is in n/len(comps[j])
-	// combinations.
 	n := 1.0
 	for _, vs := range comps {
 		n *= float64(len(vs))
 	}
-	size := n * float64(sliceHeader*(len(comps)+1))
-	for _, vs := range comps {
-		sum := 0
-		for _, v := range vs {
-			sum += len(v)
+	if n > 1 { // one combination is no product: the common case
+		if err := boundProduct(n, productSize(comps, n)); err != nil {
+			return nil, err
 		}
-		if sum > 0 { // Inf*0 is NaN
-			size += n / float64(len(vs)) * float64(sum)
-		}
-	}
-	if err := boundProduct(n, size); err != nil {
-		return nil, err
 	}
 	return product(comps, int(n)), nil
 }
@@ -652,6 +651,23 @@ func opBytes(p *modifyPlan, vals []Value) float64 {
 }
 
 // product builds the n combinations of comps (cartesian).
+// productSize estimates what n combinations of comps hold: a slice header
+// per combination and per component, and the bytes of the values; each
+// value of component j is in n/len(comps[j]) combinations.
+func productSize(comps [][][]byte, n float64) float64 {
+	size := n * float64(sliceHeader*(len(comps)+1))
+	for _, vs := range comps {
+		sum := 0
+		for _, v := range vs {
+			sum += len(v)
+		}
+		if sum > 0 { // Inf*0 is NaN
+			size += n / float64(len(vs)) * float64(sum)
+		}
+	}
+	return size
+}
+
 func product(comps [][][]byte, n int) [][][]byte {
 	w := len(comps)
 	out, backing := make([][][]byte, n), make([][]byte, n*w)
@@ -816,13 +832,10 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
 		}
 	}
-	if p.ckSlice != nil && p.ckSlice.col.Position != n {
-		if p.ckSlice.col.Position > n {
-			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
-		}
-		// Every column before n has an equality: = and a slice on the
-		// same column (n may be past the last column).
-		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", p.ckSlice.col.Name)
+	// A slice before n would be on a column with an equality, which
+	// mergeKeyRestriction refused.
+	if p.ckSlice != nil && p.ckSlice.col.Position > n {
+		return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
 	}
 	// Deleting columns of a range of rows (a slice, a clustering prefix,
 	// or no clustering for regular columns) fails when the deletion is
@@ -844,20 +857,10 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		}
 		p.cas = cs
 	}
-	if rangeColumns {
-		// Cassandra fails while building each range's deletion, so a
-		// range that an empty IN list leaves out (of the partition keys
-		// or the prefix) fails nothing: with an IN the error waits for
-		// the execution.
-		hasIN := false
-		for _, kv := range append(p.pk[:len(p.pk):len(p.pk)], p.ck...) {
-			hasIN = hasIN || kv != nil && kv.isIN()
-		}
-		if !hasIN {
-			return errRangeColumns
-		}
-		p.rangeColumns = true
-	}
+	// Cassandra fails while building each range's deletion (so PREPARE
+	// succeeds, and ranges that an empty IN list leaves out fail nothing):
+	// buildUpdates does.
+	p.rangeColumns = rangeColumns
 	c.modify = p
 	c.pkIndexes = pkIndexesFromWhere(t, st.Where)
 	return nil

@@ -38,7 +38,11 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 
 // selectsNoRow reports whether the clustering restrictions select no row
 // (an empty IN list): there is nothing to read.
-func (r *reader) selectsNoRow() bool { return r.slices != nil && len(r.slices) == 0 }
+func (r *reader) selectsNoRow() bool { return noSlices(r.slices) }
+
+// noSlices reports whether clustering slices select no row: an empty list
+// (nil means the whole partition).
+func noSlices(slices []mutation.Slice) bool { return slices != nil && len(slices) == 0 }
 
 // read returns up to want rows starting at ps (nil: from the start), and
 // the paging state to continue from (nil when done).

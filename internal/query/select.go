@@ -632,11 +632,7 @@ func (p *selectPlan) compileOrderBy(st *cql.Select) error {
 		}
 	}
 	p.reversed = reversed
-	for _, kv := range p.pk {
-		if kv.isIN() {
-			p.orderBy = true
-		}
-	}
+	p.orderBy = hasIn(p.pk)
 	return nil
 }
 
@@ -739,7 +735,7 @@ func decodePaging(t *schema.Table, b []byte) (*pagingState, error) {
 // a query an empty ReadQuery, with a limit of 0, before it looks at paging
 // (makeClusteringIndexFilter still queries the static columns).
 func (p *selectPlan) selectsNothing(slices []mutation.Slice, vals []Value) bool {
-	if slices != nil && len(slices) == 0 && !p.fetchesStatics() {
+	if noSlices(slices) && !p.fetchesStatics() {
 		return true
 	}
 	keys, err := partitionKeys(p.table, p.pk, vals)
