@@ -55,7 +55,8 @@ func indexFor(t *schema.Table, f *rowFilter) (ix *schema.Index, rangeOnly bool) 
 			if x.Target == schema.TargetKeys {
 				return x, false
 			}
-		case f.op == cql.OpEq && (f.in == nil || !f.in.isIN()):
+		case (f.op == cql.OpEq || f.op == cql.OpIn) && (f.in == nil || !f.in.isIN()):
+			// IN (x) is x's equality (SingleColumnRelation).
 			if !multi && (x.Target == schema.TargetSimple || x.Target == schema.TargetFull) {
 				return x, false
 			}

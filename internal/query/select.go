@@ -355,12 +355,6 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 				if err != nil {
 					return err
 				}
-				if !kv.isIN() {
-					// IN (x) is x's equality (SingleColumnRelation): an
-					// index on the column answers it.
-					p.filters = append(p.filters, rowFilter{col: col, op: cql.OpEq, value: kv.fns[0]})
-					break
-				}
 				p.filters = append(p.filters, rowFilter{col: col, op: r.Op, in: kv})
 			default:
 				return cqlerr.NotImplemented("the " + r.Op.String() + " operator")
