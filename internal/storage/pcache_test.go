@@ -388,14 +388,23 @@ func TestPartitionCacheFillRace(t *testing.T) {
 	// Its values are returned uncopied but are not the reader's scratch:
 	// later fills (the same readers from the pool), of partitions larger
 	// than it so that they overwrite all of a scratch it could have used,
-	// leave them alone.
+	// and unpublished too so that they take the same path, leave them
+	// alone.
 	for pk := int32(100); pk < 110; pk++ {
 		u := update(tbl, pk)
 		for r := range int32(5) {
 			u.Rows = append(u.Rows, row(ck(r, "a"), marker(1), live(colV, 1, 1<<20)))
 		}
 		mustApply(t, p, tbl, u)
+		later := appendPartitionPrefix(nil, tbl.ID, pkToken(pk), i32(pk))
+		p.pc.afterFill = func() {
+			p.pc.afterFill = nil
+			p.pc.drop(later)
+		}
 		mustRead(t, p, tbl, pointRead(tbl, pk))
+		if e := p.pc.peek(later); e != nil {
+			t.Fatalf("later fill of %d published after a drop", pk)
+		}
 	}
 	if got := vOf(unpublished); got != 2 {
 		t.Fatalf("an unpublished fill's value changed under later fills: v = %d, want 2", got)
