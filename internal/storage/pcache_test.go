@@ -151,6 +151,8 @@ func TestPartitionCacheHitNoCopy(t *testing.T) {
 		what string
 		v    []byte
 	}{{"a fill", filled}, {"a hit", v}} {
+		// pcPart.value caps a value at its end (keep's Clip is a second
+		// guard): an append must not write into the next entry.
 		if cap(r.v) != len(r.v) {
 			t.Fatalf("%s's value has room to grow: len %d cap %d", r.what, len(r.v), cap(r.v))
 		}
