@@ -592,7 +592,7 @@ func (e *Executor) guardSelect(s *guardrailState, c *compiled, opts *Options) er
 			return err
 		}
 		if (g.PartitionKeysInSelectWarn > 0 || g.PartitionKeysInSelectFail > 0) && hasIn(p.pk) {
-			keys, err := partitionKeys(t, p.pk, vals)
+			keys, err := p.partitionKeys(vals)
 			if err == nil {
 				if err := s.maxThreshold("partition_keys_in_select", "", g.PartitionKeysInSelectWarn, g.PartitionKeysInSelectFail, int64(len(keys)),
 					func(warn bool, v, th int64) string {

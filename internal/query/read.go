@@ -123,7 +123,7 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 
 func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingState, error) {
 	t := r.p.table
-	keys, err := partitionKeys(t, r.p.pk, r.vals)
+	keys, err := r.p.partitionKeys(r.vals)
 	if err != nil || r.selectsNoRow() {
 		// The keys are checked (null, unset, too long) first, as
 		// Cassandra's getSliceCommands does.

@@ -28,6 +28,10 @@ type selectPlan struct {
 	pk                        []*keyVals
 	tokenLower, tokenUpper    termFn
 	tokenLowerIncl, tokUpIncl bool
+	// tokenFilter, set when the partition key is restricted by = or IN and
+	// the token too, keeps the keys whose token the bounds admit
+	// (Cassandra's TokenFilter).
+	tokenFilter Partitioner
 	// Clustering prefix (= / IN) and an optional slice after it.
 	ck      []*keyVals
 	ckSlice *sliceTerms
@@ -393,7 +397,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	}
 	if pkFull && !pkSlice {
 		if p.tokenLower != nil || p.tokenUpper != nil {
-			return cqlerr.NotImplemented("token restrictions combined with partition key equality")
+			p.tokenFilter = c.part
 		}
 		p.pk = pk
 	} else {
@@ -732,8 +736,54 @@ func (p *selectPlan) selectsNothing(slices []mutation.Slice, vals []Value) bool 
 	if noSlices(slices) && !p.fetchesStatics() {
 		return true
 	}
-	keys, err := partitionKeys(p.table, p.pk, vals)
+	keys, err := p.partitionKeys(vals)
 	return err != nil || len(keys) == 0
+}
+
+// partitionKeys builds the keys of a query by partition keys, less those
+// whose token is outside the token restriction, if there is one.
+func (p *selectPlan) partitionKeys(vals []Value) ([][]byte, error) {
+	keys, err := partitionKeys(p.table, p.pk, vals)
+	if err != nil || p.tokenFilter == nil {
+		return keys, err
+	}
+	in, err := p.tokenRange(vals)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(keys, func(k []byte) bool { return !in(p.tokenFilter.Token(k)) }), nil
+}
+
+// tokenRange evaluates the token bounds as Cassandra's TokenFilter does: a
+// lower bound above the upper one wraps around the ring, and equal bounds
+// admit nothing unless both are inclusive.
+func (p *selectPlan) tokenRange(vals []Value) (func(int64) bool, error) {
+	var lo, hi int64
+	var err error
+	if p.tokenLower != nil {
+		if lo, err = evalTokenBound(p.tokenLower, vals); err != nil {
+			return nil, err
+		}
+	}
+	if p.tokenUpper != nil {
+		if hi, err = evalTokenBound(p.tokenUpper, vals); err != nil {
+			return nil, err
+		}
+	}
+	above := func(t int64) bool { return t > lo || p.tokenLowerIncl && t == lo }
+	below := func(t int64) bool { return t < hi || p.tokUpIncl && t == hi }
+	switch {
+	case p.tokenUpper == nil:
+		return above, nil
+	case p.tokenLower == nil:
+		return below, nil
+	case lo == hi && !(p.tokenLowerIncl && p.tokUpIncl):
+		return func(int64) bool { return false }, nil
+	case lo <= hi:
+		return func(t int64) bool { return above(t) && below(t) }, nil
+	default:
+		return func(t int64) bool { return above(t) || below(t) }, nil
+	}
 }
 
 // fetchesStatics reports whether the selection may read static columns: a
