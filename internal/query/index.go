@@ -37,7 +37,7 @@ const indexBatch = 256
 // -attached indexes also answer slices (sai reports that as rangeOnly: the
 // query is allowed without ALLOW FILTERING but runs as a filtered scan).
 func indexFor(t *schema.Table, f *rowFilter) (ix *schema.Index, rangeOnly bool) {
-	if f.col == nil || f.tuple != nil {
+	if f.col == nil {
 		return nil, false
 	}
 	for _, x := range t.IndexesOn(f.col.Name) {

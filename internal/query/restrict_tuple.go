@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -65,10 +66,10 @@ func relText(r cql.Relation) string {
 	return b.String()
 }
 
-// compileTupleRelation handles one multi-column relation. Equalities are
-// stored in ck; IN and slices in p.ckTuple.
-func (c *compiled) compileTupleRelation(p *selectPlan, r cql.Relation, ck []*keyVals, now nowFunc) error {
-	t := p.table
+// compileTupleRelation handles one multi-column relation of a SELECT,
+// UPDATE or DELETE on table t. Equalities are stored in ck; IN and slices
+// in *tuple.
+func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestriction, r cql.Relation, ck []*keyVals, now nowFunc) error {
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, n := range r.Columns {
 		col, err := columnOf(t, n)
@@ -116,7 +117,7 @@ func (c *compiled) compileTupleRelation(p *selectPlan, r cql.Relation, ck []*key
 		}
 		return nil
 	case cql.OpIn:
-		if p.ckTuple != nil {
+		if *tuple != nil {
 			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", cols[0].Name)
 		}
 		tr := &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
@@ -142,13 +143,13 @@ func (c *compiled) compileTupleRelation(p *selectPlan, r cql.Relation, ck []*key
 				tr.in = append(tr.in, f)
 			}
 		}
-		p.ckTuple = tr
+		*tuple = tr
 		return nil
 	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
-		tr := p.ckTuple
+		tr := *tuple
 		if tr == nil {
 			tr = &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
-			p.ckTuple = tr
+			*tuple = tr
 		} else if tr.in != nil {
 			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", cols[0].Name)
 		} else if tr.start != cols[0].Position {
@@ -197,194 +198,288 @@ func tupleComponent(f termFn, i int, col *schema.Column) termFn {
 	}
 }
 
-// tupleSlices expands the tuple restriction after each clustering prefix.
-func (p *selectPlan) tupleSlices(prefixes [][][]byte, vals []Value) ([]mutation.Slice, error) {
-	tr := p.ckTuple
-	t := p.table
-	eval := func(f termFn, n int) ([][]byte, error) {
-		b, unset, err := f(vals)
+// checkPlacement checks the tuple restriction against the other
+// clustering restrictions: ck (= and IN, with n the length of their
+// prefix) and the single-column slices. It must start right after the
+// prefix, and no column after its start may be restricted otherwise.
+func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int, slices []*sliceTerms) error {
+	if tr.start < n {
+		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", tr.cols[0].Name)
+	}
+	if tr.start > n {
+		return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", tr.cols[0].Name, t.Clustering[n].Name)
+	}
+	for i := n; i < len(ck); i++ {
+		restricted := ck[i] != nil
+		for _, s := range slices {
+			if s.col.Position == i {
+				restricted = true
+			}
+		}
+		if !restricted {
+			continue
+		}
+		if i < tr.start+len(tr.cols) {
+			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality", t.Clustering[i].Name)
+		}
+		return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, tr.cols[0].Name)
+	}
+	return nil
+}
+
+// value evaluates a tuple of the restriction and returns its first n
+// components, which may not be null.
+func (tr *tupleRestriction) value(f termFn, n int, vals []Value) ([][]byte, error) {
+	b, unset, err := f(vals)
+	if err != nil {
+		return nil, err
+	}
+	if unset || b == nil {
+		return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", tr.cols[0].Name)
+	}
+	parts, err := types.DecodeTuple(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) < n {
+		return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d", n, len(parts))
+	}
+	for i := 0; i < n; i++ {
+		if parts[i] == nil {
+			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", tr.cols[i].Name)
+		}
+	}
+	return parts[:n], nil
+}
+
+// tuples evaluates the IN list.
+func (tr *tupleRestriction) tuples(vals []Value) ([][][]byte, error) {
+	var out [][][]byte
+	for _, f := range tr.in {
+		if !tr.listMarker {
+			parts, err := tr.value(f, len(tr.cols), vals)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, parts)
+			continue
+		}
+		b, _, err := f(vals)
 		if err != nil {
 			return nil, err
 		}
-		if unset || b == nil {
-			return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", tr.cols[0].Name)
-		}
-		parts, err := types.DecodeTuple(b)
+		els, err := types.DecodeCollection(b)
 		if err != nil {
-			return nil, err
+			return nil, cqlerr.Invalidf("Invalid list value for IN restriction")
 		}
-		if len(parts) < n {
-			return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d", n, len(parts))
+		for _, el := range els {
+			parts, err := types.DecodeTuple(el)
+			if err != nil || len(parts) != len(tr.cols) {
+				return nil, cqlerr.Invalidf("Invalid tuple value for IN restriction")
+			}
+			out = append(out, parts)
 		}
-		for i := 0; i < n; i++ {
-			if parts[i] == nil {
-				return nil, cqlerr.Invalidf("Invalid null value in condition for column %s", tr.cols[i].Name)
-			}
-		}
-		return parts[:n], nil
-	}
-	var out []mutation.Slice
-	if tr.in != nil {
-		var tuples [][][]byte
-		for _, f := range tr.in {
-			if tr.listMarker {
-				b, _, err := f(vals)
-				if err != nil {
-					return nil, err
-				}
-				els, err := types.DecodeCollection(b)
-				if err != nil {
-					return nil, cqlerr.Invalidf("Invalid list value for IN restriction")
-				}
-				for _, el := range els {
-					parts, err := types.DecodeTuple(el)
-					if err != nil || len(parts) != len(tr.cols) {
-						return nil, cqlerr.Invalidf("Invalid tuple value for IN restriction")
-					}
-					tuples = append(tuples, parts)
-				}
-				continue
-			}
-			parts, err := eval(f, len(tr.cols))
-			if err != nil {
-				return nil, err
-			}
-			tuples = append(tuples, parts)
-		}
-		// A slice per prefix and tuple, each with its own values.
-		n := float64(len(prefixes)) * float64(len(tuples))
-		w := len(tr.cols)
-		if len(prefixes) > 0 {
-			w += len(prefixes[0])
-		}
-		if err := boundProduct(n, n*float64(int(unsafe.Sizeof(mutation.Slice{}))+sliceHeader*w)); err != nil {
-			return nil, err
-		}
-		out = make([]mutation.Slice, 0, len(prefixes)*len(tuples))
-		for _, pre := range prefixes {
-			for _, tu := range tuples {
-				vs := append(append(make([][]byte, 0, len(pre)+len(tu)), pre...), tu...)
-				out = append(out, mutation.Slice{Start: mutation.Bound{Values: vs, Inclusive: true}, End: mutation.Bound{Values: vs, Inclusive: true}})
-			}
-		}
-		sortSlices(t, out)
-		// IN values may repeat: drop duplicates.
-		dedup := out[:0]
-		for i, s := range out {
-			if i > 0 && t.CompareClustering(s.Start.Values, out[i-1].Start.Values) == 0 {
-				continue
-			}
-			dedup = append(dedup, s)
-		}
-		return dedup, nil
-	}
-	desc := tr.cols[0].Desc
-	mixed := tr.mixedOrder()
-	// Not nil when there are no prefixes (an empty IN list before the
-	// tuple): nil slices would mean no clustering restriction at all.
-	out = make([]mutation.Slice, 0, len(prefixes))
-	for _, pre := range prefixes {
-		lo := mutation.Bound{Values: pre, Inclusive: true}
-		hi := mutation.Bound{Values: pre, Inclusive: true}
-		if tr.lower != nil {
-			vs, err := eval(tr.lower, tr.lowerCols)
-			if err != nil {
-				return nil, err
-			}
-			b := mutation.Bound{Values: append(append([][]byte{}, pre...), vs...), Inclusive: tr.lowerIncl}
-			if mixed {
-				// Coarse bound on the first column; rowFilter checks the rest.
-				b = mutation.Bound{Values: append(append([][]byte{}, pre...), vs[0]), Inclusive: true}
-			}
-			if desc {
-				hi = b
-			} else {
-				lo = b
-			}
-		}
-		if tr.upper != nil {
-			vs, err := eval(tr.upper, tr.upperCols)
-			if err != nil {
-				return nil, err
-			}
-			b := mutation.Bound{Values: append(append([][]byte{}, pre...), vs...), Inclusive: tr.upperIncl}
-			if mixed {
-				b = mutation.Bound{Values: append(append([][]byte{}, pre...), vs[0]), Inclusive: true}
-			}
-			if desc {
-				lo = b
-			} else {
-				hi = b
-			}
-		}
-		out = append(out, mutation.Slice{Start: lo, End: hi})
-	}
-	// Prefixes are sorted by value; for DESC columns clustering order is
-	// the reverse.
-	if len(out) > 1 {
-		sortSlices(t, out)
 	}
 	return out, nil
 }
 
-// mixedOrder reports a slice over clustering columns of different orders:
-// its value-order bounds are not one clustering-order range, so the read
-// uses a range on the first column and matchTuple checks each row.
-func (tr *tupleRestriction) mixedOrder() bool {
-	if tr.in != nil {
-		return false
+// clusterings appends each tuple of the IN list to each prefix: the
+// clusterings (or clustering prefixes) it selects, in clustering order
+// and without duplicates.
+func (tr *tupleRestriction) clusterings(t *schema.Table, prefixes [][][]byte, vals []Value) ([][][]byte, error) {
+	tuples, err := tr.tuples(vals)
+	if err != nil {
+		return nil, err
 	}
+	n := float64(len(prefixes)) * float64(len(tuples))
+	w := len(tr.cols)
+	if len(prefixes) > 0 {
+		w += len(prefixes[0])
+	}
+	if err := boundProduct(n, n*float64(int(unsafe.Sizeof(mutation.Slice{}))+sliceHeader*w)); err != nil {
+		return nil, err
+	}
+	out := make([][][]byte, 0, len(prefixes)*len(tuples))
+	for _, pre := range prefixes {
+		for _, tu := range tuples {
+			out = append(out, append(append(make([][]byte, 0, len(pre)+len(tu)), pre...), tu...))
+		}
+	}
+	slices.SortFunc(out, t.CompareClustering)
+	// IN values may repeat.
+	return slices.CompactFunc(out, func(a, b [][]byte) bool { return t.CompareClustering(a, b) == 0 }), nil
+}
+
+// tupleSlices expands the tuple restriction after each clustering prefix
+// into slices in clustering order.
+func (tr *tupleRestriction) tupleSlices(t *schema.Table, prefixes [][][]byte, vals []Value) ([]mutation.Slice, error) {
+	if tr.in != nil {
+		cks, err := tr.clusterings(t, prefixes, vals)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]mutation.Slice, len(cks))
+		for i, ck := range cks {
+			out[i] = mutation.Slice{Start: mutation.Bound{Values: ck, Inclusive: true}, End: mutation.Bound{Values: ck, Inclusive: true}}
+		}
+		return out, nil
+	}
+	if len(prefixes) > 1 {
+		// Prefixes are sorted by value; for DESC columns clustering
+		// order is the reverse.
+		prefixes = slices.Clone(prefixes)
+		slices.SortFunc(prefixes, t.CompareClustering)
+	}
+	// Not nil when there are no prefixes (an empty IN list before the
+	// tuple): nil slices would mean no clustering restriction at all.
+	out := make([]mutation.Slice, 0, len(prefixes))
+	for _, pre := range prefixes {
+		var err error
+		if out, err = tr.appendRanges(out, pre, vals); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// appendRanges appends the slices, in clustering order, of the rows under
+// the clustering prefix pre that the tuple slice admits. Tuples compare
+// component by component in value order, which is one clustering range
+// when the columns share an order. Otherwise the range splits where a
+// column's order changes: (a ASC, b DESC) > (1, 2) is a = 1 AND b > 2
+// (the start of a = 1 up to b = 2), then a > 1. Cassandra builds the same
+// pieces (MultiColumnRestriction's slice with mixed order).
+func (tr *tupleRestriction) appendRanges(out []mutation.Slice, pre [][]byte, vals []Value) ([]mutation.Slice, error) {
+	var lower, upper [][]byte
+	var err error
+	if tr.lower != nil {
+		if lower, err = tr.value(tr.lower, tr.lowerCols, vals); err != nil {
+			return nil, err
+		}
+	}
+	if tr.upper != nil {
+		if upper, err = tr.value(tr.upper, tr.upperCols, vals); err != nil {
+			return nil, err
+		}
+	}
+	if !tr.mixedOrder() {
+		lo := mutation.Bound{Values: pre, Inclusive: true}
+		hi := lo
+		if lower != nil {
+			lo = mutation.Bound{Values: concat(pre, lower...), Inclusive: tr.lowerIncl}
+		}
+		if upper != nil {
+			hi = mutation.Bound{Values: concat(pre, upper...), Inclusive: tr.upperIncl}
+		}
+		if tr.cols[0].Desc {
+			lo, hi = hi, lo
+		}
+		return append(out, mutation.Slice{Start: lo, End: hi}), nil
+	}
+	r := tupleRanges{tr: tr, lower: lower, upper: upper, out: out}
+	r.walk(pre, 0, lower != nil, upper != nil)
+	return r.out, nil
+}
+
+// tupleRanges splits a tuple slice over columns of mixed order into
+// clustering ranges (appendRanges).
+type tupleRanges struct {
+	tr           *tupleRestriction
+	lower, upper [][]byte
+	out          []mutation.Slice
+}
+
+// walk appends the ranges under prefix pre, which holds the first i of the
+// tuple's columns; lo (hi) is set while those equal the lower (upper)
+// bound's, so that the bound still applies to the next column.
+func (r *tupleRanges) walk(pre [][]byte, i int, lo, hi bool) {
+	tr := r.tr
+	if lo && i == len(r.lower) {
+		if !tr.lowerIncl {
+			return
+		}
+		lo = false
+	}
+	if hi && i == len(r.upper) {
+		if !tr.upperIncl {
+			return
+		}
+		hi = false
+	}
+	if !lo && !hi {
+		all := mutation.Bound{Values: pre, Inclusive: true}
+		r.out = append(r.out, mutation.Slice{Start: all, End: all})
+		return
+	}
+	col := tr.cols[i]
+	var l, u []byte
+	if lo {
+		l = r.lower[i]
+	}
+	if hi {
+		u = r.upper[i]
+	}
+	if lo && hi {
+		switch c := types.Compare(col.Type, l, u); {
+		case c > 0:
+			return
+		case c == 0:
+			r.walk(concat(pre, l), i+1, true, true)
+			return
+		}
+	}
+	// In value order: the column at the lower bound, strictly between
+	// the bounds, at the upper bound. A DESC column stores them reversed.
+	parts := [3]func(){
+		func() {
+			if lo {
+				r.walk(concat(pre, l), i+1, true, false)
+			}
+		},
+		func() { r.between(pre, col.Desc, l, u) },
+		func() {
+			if hi {
+				r.walk(concat(pre, u), i+1, false, true)
+			}
+		},
+	}
+	if col.Desc {
+		parts[0], parts[2] = parts[2], parts[0]
+	}
+	for _, f := range parts {
+		f()
+	}
+}
+
+// between appends the rows under pre whose next column is strictly between
+// l and u in value order (nil: unbounded).
+func (r *tupleRanges) between(pre [][]byte, desc bool, l, u []byte) {
+	start := mutation.Bound{Values: pre, Inclusive: true}
+	end := start
+	if l != nil {
+		start = mutation.Bound{Values: concat(pre, l)}
+	}
+	if u != nil {
+		end = mutation.Bound{Values: concat(pre, u)}
+	}
+	if desc {
+		start, end = end, start
+	}
+	r.out = append(r.out, mutation.Slice{Start: start, End: end})
+}
+
+// concat returns a new clustering prefix: pre followed by vs.
+func concat(pre [][]byte, vs ...[]byte) [][]byte {
+	return append(append(make([][]byte, 0, len(pre)+len(vs)), pre...), vs...)
+}
+
+// mixedOrder reports a slice over clustering columns of different orders:
+// its value-order bounds are not one clustering-order range.
+func (tr *tupleRestriction) mixedOrder() bool {
 	for _, c := range tr.cols {
 		if c.Desc != tr.cols[0].Desc {
 			return true
 		}
 	}
 	return false
-}
-
-// matchTuple checks a row's clustering against the slice's bounds in value
-// order (Cassandra compares tuples component-wise by value).
-func (tr *tupleRestriction) matchTuple(clustering [][]byte, vals []Value) (bool, error) {
-	if clustering == nil {
-		return false, nil
-	}
-	cmp := func(f termFn, n int) (int, error) {
-		b, _, err := f(vals)
-		if err != nil {
-			return 0, err
-		}
-		parts, err := types.DecodeTuple(b)
-		if err != nil {
-			return 0, err
-		}
-		for i := 0; i < n && i < len(parts); i++ {
-			col := tr.cols[i]
-			if parts[i] == nil {
-				return 0, cqlerr.Invalidf("Invalid null value in condition for column %s", col.Name)
-			}
-			if c := types.Compare(col.Type, clustering[col.Position], parts[i]); c != 0 {
-				return c, nil
-			}
-		}
-		return 0, nil
-	}
-	if tr.lower != nil {
-		c, err := cmp(tr.lower, tr.lowerCols)
-		if err != nil {
-			return false, err
-		}
-		if c < 0 || c == 0 && !tr.lowerIncl {
-			return false, nil
-		}
-	}
-	if tr.upper != nil {
-		c, err := cmp(tr.upper, tr.upperCols)
-		if err != nil {
-			return false, err
-		}
-		if c > 0 || c == 0 && !tr.upperIncl {
-			return false, nil
-		}
-	}
-	return true, nil
 }

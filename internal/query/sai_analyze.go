@@ -107,7 +107,7 @@ func setFilterAnalyzers(t *schema.Table, filters []rowFilter) {
 		// Only = is answered by the index; other relations (IN with
 		// ALLOW FILTERING) compare stored values, as Cassandra's row
 		// filter does.
-		if f.col == nil || f.tuple != nil || f.mapKey != nil || f.op != cql.OpEq {
+		if f.col == nil || f.mapKey != nil || f.op != cql.OpEq {
 			continue
 		}
 		for _, ix := range t.IndexesOn(f.col.Name) {

@@ -71,8 +71,6 @@ type rowFilter struct {
 	in    *keyVals
 	// mapKey is set for m[key] = value relations.
 	mapKey termFn
-	// tuple is a multi-column slice checked row by row.
-	tuple *tupleRestriction
 	// analyze, when set, is the text analysis of the column's
 	// storage-attached index: equality compares analysed values.
 	analyze func([]byte) []byte
@@ -247,7 +245,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue
 		}
 		if r.Tuple {
-			if err := c.compileTupleRelation(p, r, ck, now); err != nil {
+			if err := c.compileTupleRelation(t, &p.ckTuple, r, ck, now); err != nil {
 				return err
 			}
 			continue
@@ -427,26 +425,8 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	}
 	var slice *sliceTerms
 	if tr := p.ckTuple; tr != nil {
-		if tr.start < n {
-			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", tr.cols[0].Name)
-		}
-		if tr.start > n {
-			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", tr.cols[0].Name, t.Clustering[n].Name)
-		}
-		for i := n; i < len(ck); i++ {
-			restricted := ck[i] != nil
-			for _, s := range ckSlices {
-				if s.col.Position == i {
-					restricted = true
-				}
-			}
-			if !restricted {
-				continue
-			}
-			if i < tr.start+len(tr.cols) {
-				return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality", t.Clustering[i].Name)
-			}
-			return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, tr.cols[0].Name)
+		if err := tr.checkPlacement(t, ck, n, ckSlices); err != nil {
+			return err
 		}
 		if tr.lower == nil && tr.upper == nil && tr.in == nil {
 			p.ckTuple = nil
@@ -545,9 +525,6 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		keep = append(keep, f)
 	}
 	p.filters = keep
-	if p.ckTuple != nil && p.ckTuple.mixedOrder() {
-		p.filters = append(p.filters, rowFilter{tuple: p.ckTuple})
-	}
 	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil) {
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
@@ -812,7 +789,7 @@ func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 		return nil, err
 	}
 	if p.ckTuple != nil {
-		return p.tupleSlices(prefixes, vals)
+		return p.ckTuple.tupleSlices(t, prefixes, vals)
 	}
 	out := make([]mutation.Slice, 0, len(prefixes))
 	for _, pre := range prefixes {
@@ -1097,13 +1074,6 @@ func assembleMultiCell(col *schema.Column, cells []mutation.Cell) []byte {
 // matches applies the ALLOW FILTERING restrictions.
 func (r *reader) matches(row *outRow) (bool, error) {
 	for _, f := range r.p.filters {
-		if f.tuple != nil {
-			ok, err := f.tuple.matchTuple(row.clustering, r.vals)
-			if err != nil || !ok {
-				return false, err
-			}
-			continue
-		}
 		v := row.value(r.p.table, f.col)
 		typ := f.col.Type
 		if f.mapKey != nil || f.op == cql.OpContains || f.op == cql.OpContainsKey {
