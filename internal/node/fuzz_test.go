@@ -40,6 +40,10 @@ func FuzzExecutor(f *testing.F) {
 		`CREATE TABLE ks.user_events (user_id uuid, event_time timestamp, event_type text, data text, PRIMARY KEY ((user_id), event_time, event_type)) WITH CLUSTERING ORDER BY (event_time DESC, event_type ASC)`,
 		`CREATE TABLE ks.kv (k int PRIMARY KEY, v text)`,
 		`CREATE TABLE ks.sensor (sensor_id text, day text, ts timestamp, value double, unit text static, PRIMARY KEY ((sensor_id, day), ts))`,
+		// Tables of the tuple_relations logic test, whose statements are seeds.
+		`CREATE TABLE ks.t (a int, b int, c int, d int, PRIMARY KEY (a, b, c, d))`,
+		`CREATE TABLE ks.m (a int, b int, c int, v int, PRIMARY KEY (a, b, c)) WITH CLUSTERING ORDER BY (b ASC, c DESC)`,
+		`INSERT INTO ks.m (a, b, c, v) VALUES (0, 1, 1, 1)`,
 		`INSERT INTO ks.kv (k, v) VALUES (1, 'a')`,
 		`INSERT INTO ks.sensor (sensor_id, day, ts, value, unit) VALUES ('s', 'd', 0, 1.5, 'C')`,
 	} {

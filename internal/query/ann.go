@@ -170,8 +170,17 @@ func (p *selectPlan) checkAnnRestrictions(st *cql.Select, pk, ck []*keyVals, ckS
 			}
 		}
 	}
+	var tuples []*tupleRestriction
+	for _, kv := range ck {
+		if kv != nil && kv.tuple != nil {
+			tuples = append(tuples, kv.tuple)
+		}
+	}
 	if p.ckTuple != nil {
-		for _, c := range p.ckTuple.cols {
+		tuples = append(tuples, p.ckTuple)
+	}
+	for _, tr := range tuples {
+		for _, c := range tr.cols {
 			if !indexed(c) {
 				nonIndexed = true
 			}

@@ -626,13 +626,26 @@ func (s *guardrailState) guardCartesian(what string, cols []*schema.Column, kvs 
 		if kv == nil || i >= len(cols) {
 			break
 		}
-		v, err := expandValues(cols[i], kv, vals)
-		if err != nil {
-			return nil // reported by the query itself
+		var n int64
+		switch {
+		case kv.tuple == nil:
+			v, err := expandValues(cols[i], kv, vals)
+			if err != nil {
+				return nil // reported by the query itself
+			}
+			n = int64(len(v))
+		case kv.tuple.start == i:
+			v, err := kv.tuple.tuples(vals)
+			if err != nil {
+				return nil
+			}
+			n = int64(len(v))
+		default:
+			continue // the rest of a multi-column IN
 		}
 		// Saturating: a product of long lists may pass int64, and a
 		// wrapped size would be reported wrong, or pass a threshold.
-		if n := int64(len(v)); n != 0 && size > math.MaxInt64/n {
+		if n != 0 && size > math.MaxInt64/n {
 			size = math.MaxInt64
 		} else {
 			size *= n

@@ -25,6 +25,8 @@ type modifyPlan struct {
 	ck []*keyVals
 	// ckSlice is a DELETE's range on the column after the ck prefix.
 	ckSlice *sliceTerms
+	// ckTuple is a DELETE's multi-column slice after the ck prefix.
+	ckTuple *tupleRestriction
 	ops     []columnOp
 	insert  bool // writes a row marker
 	// deleteRow: DELETE without targets.
@@ -41,16 +43,18 @@ type modifyPlan struct {
 }
 
 // keyVals are the values restricting one key column: one function for =,
-// several for IN (a, b), or one returning a serialized list for IN ?.
+// several for IN (a, b), or one returning a serialized list for IN ?; or,
+// for each column of a multi-column IN, that IN (tuple).
 type keyVals struct {
 	fns        []termFn
 	listMarker bool
+	tuple      *tupleRestriction
 }
 
-// isIN reports whether the restriction is an IN: a list marker, or a list
-// of values other than one (IN () too; IN (x) is an equality, as Cassandra's
-// SingleColumnRelation makes it).
-func (kv *keyVals) isIN() bool { return kv.listMarker || len(kv.fns) != 1 }
+// isIN reports whether the restriction is an IN: a multi-column one, a
+// list marker, or a list of values other than one (IN () too; IN (x) is an
+// equality, as Cassandra's SingleColumnRelation makes it).
+func (kv *keyVals) isIN() bool { return kv.tuple != nil || kv.listMarker || len(kv.fns) != 1 }
 
 // hasIn reports whether any of the restrictions (nil: unrestricted) is an IN.
 func hasIn(kvs []*keyVals) bool {
@@ -271,7 +275,7 @@ func checkStaticOnly(t *schema.Table, p *modifyPlan, conds []cql.Condition, what
 			return nil // a missing partition key part is reported first
 		}
 	}
-	restricted := p.ckSlice != nil
+	restricted := p.sliced()
 	for _, f := range p.ck {
 		restricted = restricted || f != nil
 	}
@@ -314,7 +318,13 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 			return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", tokenString(r))
 		}
 		if r.Tuple {
-			return cqlerr.NotImplemented("multi-column relations in UPDATE and DELETE")
+			if !allowSlice && r.Op != cql.OpEq && r.Op != cql.OpIn {
+				return errUpdateSlice
+			}
+			if err := c.compileTupleRelation(t, &p.ckTuple, r, p.ck, now); err != nil {
+				return err
+			}
+			continue
 		}
 		col, err := columnOf(t, r.Columns[0])
 		if err != nil {
@@ -342,7 +352,7 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 				if col.Kind == schema.PartitionKey {
 					return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function)")
 				}
-				return cqlerr.Invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+				return errUpdateSlice
 			}
 			if err := mergeKeyRestriction(col, p.ck[col.Position], false); err != nil {
 				return err
@@ -373,6 +383,46 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 		target[col.Position] = fns
 	}
 	return nil
+}
+
+var errUpdateSlice = cqlerr.Invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+
+// checkClustering checks how the clustering restrictions line up: a
+// prefix of = and IN, then at most one slice. It returns the length of
+// the prefix, which is all the clustering columns when whole rows are
+// named.
+func (p *modifyPlan) checkClustering() (int, error) {
+	t := p.table
+	n := 0
+	for n < len(p.ck) && p.ck[n] != nil {
+		n++
+	}
+	if tr := p.ckTuple; tr != nil {
+		var slices []*sliceTerms
+		if p.ckSlice != nil {
+			slices = append(slices, p.ckSlice)
+		}
+		if err := tr.checkPlacement(t, p.ck, n, slices); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
+	for i := n; i < len(p.ck); i++ {
+		if p.ck[i] != nil {
+			return 0, cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
+		}
+	}
+	// A slice before n would be on a column with an equality, which
+	// mergeKeyRestriction refused.
+	if p.ckSlice != nil && p.ckSlice.col.Position > n {
+		return 0, cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
+	}
+	return n, nil
+}
+
+// sliced reports a range of rows: a single- or multi-column slice.
+func (p *modifyPlan) sliced() bool {
+	return p.ckSlice != nil || p.ckTuple != nil
 }
 
 // mergeKeyRestriction refuses a second restriction on a key column as
@@ -687,6 +737,14 @@ func product(comps [][][]byte, n int) [][][]byte {
 // clusterings evaluates clustering EQ/IN restrictions into clustering
 // prefixes.
 func clusterings(t *schema.Table, ck []*keyVals, vals []Value) ([][][]byte, error) {
+	for _, fns := range ck {
+		if fns == nil {
+			break
+		}
+		if fns.tuple != nil {
+			return tupleClusterings(t, ck, vals)
+		}
+	}
 	var comps [][][]byte
 	for i, fns := range ck {
 		if fns == nil {
@@ -699,6 +757,69 @@ func clusterings(t *schema.Table, ck []*keyVals, vals []Value) ([][][]byte, erro
 		comps = append(comps, vs)
 	}
 	return cartesian(comps)
+}
+
+// tupleClusterings is clusterings with multi-column INs in the prefix:
+// each is one factor of the product, its tuples giving values to several
+// columns at once.
+func tupleClusterings(t *schema.Table, ck []*keyVals, vals []Value) ([][][]byte, error) {
+	out := [][][]byte{{}}
+	for i := 0; i < len(ck) && ck[i] != nil; {
+		if tr := ck[i].tuple; tr != nil {
+			var err error
+			if out, err = tr.clusterings(out, vals); err != nil {
+				return nil, err
+			}
+			i += len(tr.cols)
+			continue
+		}
+		// The run of single columns up to the next tuple.
+		var comps [][][]byte
+		for ; i < len(ck) && ck[i] != nil && ck[i].tuple == nil; i++ {
+			vs, err := expandValues(t.Clustering[i], ck[i], vals)
+			if err != nil {
+				return nil, err
+			}
+			comps = append(comps, vs)
+		}
+		combos, err := cartesian(comps)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = joinClusterings(out, combos); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// joinClusterings appends each suffix to each prefix.
+func joinClusterings(prefixes, suffixes [][][]byte) ([][][]byte, error) {
+	n := float64(len(prefixes)) * float64(len(suffixes))
+	if n == 0 {
+		return nil, nil
+	}
+	w := len(prefixes[0]) + len(suffixes[0])
+	size := n * float64(sliceHeader*(w+1))
+	for _, vs := range [][][][]byte{prefixes, suffixes} {
+		sum := 0
+		for _, v := range vs {
+			for _, b := range v {
+				sum += len(b)
+			}
+		}
+		size += n / float64(len(vs)) * float64(sum)
+	}
+	if err := boundProduct(n, size); err != nil {
+		return nil, err
+	}
+	out := make([][][]byte, 0, int(n))
+	for _, pre := range prefixes {
+		for _, suf := range suffixes {
+			out = append(out, concat(pre, suf...))
+		}
+	}
+	return out, nil
 }
 
 func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, keyspace string) error {
@@ -823,24 +944,14 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		return cqlerr.Invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
 	// The clustering must be a prefix (plus an optional slice right after it).
-	n := 0
-	for n < len(p.ck) && p.ck[n] != nil {
-		n++
-	}
-	for i := n; i < len(p.ck); i++ {
-		if p.ck[i] != nil {
-			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
-		}
-	}
-	// A slice before n would be on a column with an equality, which
-	// mergeKeyRestriction refused.
-	if p.ckSlice != nil && p.ckSlice.col.Position > n {
-		return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
+	n, err := p.checkClustering()
+	if err != nil {
+		return err
 	}
 	// Deleting columns of a range of rows (a slice, a clustering prefix,
 	// or no clustering for regular columns) fails when the deletion is
 	// built (DeleteStatement.addUpdateForKey), after the other checks.
-	rangeColumns := !p.deleteRow && (p.ckSlice != nil || n < len(p.ck) && !(staticOnly && n == 0))
+	rangeColumns := !p.deleteRow && (p.sliced() || n < len(p.ck) && !(staticOnly && n == 0))
 	if !p.deleteRow && staticOnly && n == 0 {
 		p.ck = nil
 	}
@@ -852,7 +963,7 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		if err != nil {
 			return err
 		}
-		if (p.ckSlice != nil || (p.deleteRow && n < len(p.ck))) && !cs.staticOnly() {
+		if (p.sliced() || (p.deleteRow && n < len(p.ck))) && !cs.staticOnly() {
 			return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.Clustering[n].Name)
 		}
 		p.cas = cs
@@ -1046,13 +1157,23 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			}
 		}
 		switch {
-		case p.deleteRow && len(cks) == 1 && len(cks[0]) == 0 && p.ckSlice == nil:
+		case p.deleteRow && len(cks) == 1 && len(cks[0]) == 0 && !p.sliced():
 			// DELETE with only the partition key: the whole partition.
 			u.Deletion = deletion
 		case p.deleteRow:
 			for _, ck := range cks {
-				if len(ck) == len(t.Clustering) && p.ckSlice == nil {
+				if len(ck) == len(t.Clustering) && !p.sliced() {
 					u.Rows = append(u.Rows, mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: deletion})
+					continue
+				}
+				if p.ckTuple != nil {
+					sls, err := p.ckTuple.appendRanges(nil, ck, opts.Values)
+					if err != nil {
+						return nil, err
+					}
+					for _, sl := range sls {
+						u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
+					}
 					continue
 				}
 				sl, err := deleteSlice(t, ck, p.ckSlice, opts.Values)

@@ -3,7 +3,6 @@ package query
 import (
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
@@ -14,11 +13,13 @@ import (
 
 // Multi-column (tuple) relations on clustering columns, as Cassandra's
 // MultiColumnRelation: (c1, c2) = (1, 2), (c1, c2) IN ((1, 2), (3, 4)) and
-// (c1, c2) > (1, 2). Equalities extend the clustering prefix; an IN or a
-// slice must be the last clustering restriction.
+// (c1, c2) > (1, 2). Equalities and INs extend the clustering prefix, as
+// single-column ones do (an IN's tuples are one factor of its product, see
+// clusterings); a slice must be the last clustering restriction.
 
 // tupleRestriction is a tuple IN or slice over clustering columns
-// [start, start+len(cols)).
+// [start, start+len(cols)). An IN is held by the keyVals of each of its
+// columns; a slice by the plan.
 type tupleRestriction struct {
 	start int
 	cols  []*schema.Column
@@ -67,7 +68,7 @@ func relText(r cql.Relation) string {
 }
 
 // compileTupleRelation handles one multi-column relation of a SELECT,
-// UPDATE or DELETE on table t. Equalities are stored in ck; IN and slices
+// UPDATE or DELETE on table t. Equalities and INs are stored in ck, slices
 // in *tuple.
 func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestriction, r cql.Relation, ck []*keyVals, now nowFunc) error {
 	cols := make([]*schema.Column, len(r.Columns))
@@ -117,8 +118,13 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 		}
 		return nil
 	case cql.OpIn:
-		if *tuple != nil {
-			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes a IN", cols[0].Name)
+		for _, col := range cols {
+			if err := mergeKeyRestriction(col, ck[col.Position], false); err != nil {
+				return err
+			}
+			if sl := *tuple; sl != nil && col.Position >= sl.start && col.Position < sl.start+len(sl.cols) {
+				return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+			}
 		}
 		tr := &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
 		if r.InMarker != nil {
@@ -143,15 +149,15 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 				tr.in = append(tr.in, f)
 			}
 		}
-		*tuple = tr
+		for _, col := range cols {
+			ck[col.Position] = &keyVals{tuple: tr}
+		}
 		return nil
 	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 		tr := *tuple
 		if tr == nil {
 			tr = &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
 			*tuple = tr
-		} else if tr.in != nil {
-			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", cols[0].Name)
 		} else if tr.start != cols[0].Position {
 			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", cols[0].Name)
 		}
@@ -204,7 +210,7 @@ func tupleComponent(f termFn, i int, col *schema.Column) termFn {
 // prefix, and no column after its start may be restricted otherwise.
 func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int, slices []*sliceTerms) error {
 	if tr.start < n {
-		return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", tr.cols[0].Name)
+		return mergeKeyRestriction(tr.cols[0], ck[tr.start], false)
 	}
 	if tr.start > n {
 		return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", tr.cols[0].Name, t.Clustering[n].Name)
@@ -254,76 +260,75 @@ func (tr *tupleRestriction) value(f termFn, n int, vals []Value) ([][]byte, erro
 
 // tuples evaluates the IN list.
 func (tr *tupleRestriction) tuples(vals []Value) ([][][]byte, error) {
-	var out [][][]byte
+	var raw [][]byte
 	for _, f := range tr.in {
-		if !tr.listMarker {
-			parts, err := tr.value(f, len(tr.cols), vals)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, parts)
-			continue
-		}
-		b, _, err := f(vals)
+		b, unset, err := f(vals)
 		if err != nil {
 			return nil, err
+		}
+		if !tr.listMarker {
+			if unset || b == nil {
+				return nil, tr.errNullIn()
+			}
+			raw = append(raw, b)
+			continue
 		}
 		els, err := types.DecodeCollection(b)
 		if err != nil {
 			return nil, cqlerr.Invalidf("Invalid list value for IN restriction")
 		}
-		for _, el := range els {
-			parts, err := types.DecodeTuple(el)
-			if err != nil || len(parts) != len(tr.cols) {
-				return nil, cqlerr.Invalidf("Invalid tuple value for IN restriction")
-			}
-			out = append(out, parts)
-		}
+		raw = append(raw, els...)
 	}
-	return out, nil
+	out := make([][][]byte, 0, len(raw))
+	for _, b := range raw {
+		parts, err := types.DecodeTuple(b)
+		if err != nil || len(parts) < len(tr.cols) {
+			return nil, cqlerr.Invalidf("Invalid tuple value for IN restriction")
+		}
+		for i, col := range tr.cols {
+			if parts[i] == nil {
+				return nil, tr.errNullIn()
+			}
+			if err := types.Validate(col.Type, parts[i]); err != nil {
+				return nil, cqlerr.Invalidf("%s", cqlerr.As(err).Message)
+			}
+		}
+		out = append(out, parts[:len(tr.cols)])
+	}
+	// Sorted, without duplicates, as single-column IN values are.
+	cmp := func(a, b [][]byte) int {
+		for i, col := range tr.cols {
+			if c := types.Compare(col.Type, a[i], b[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	slices.SortFunc(out, cmp)
+	return slices.CompactFunc(out, func(a, b [][]byte) bool { return cmp(a, b) == 0 }), nil
 }
 
-// clusterings appends each tuple of the IN list to each prefix: the
-// clusterings (or clustering prefixes) it selects, in clustering order
-// and without duplicates.
-func (tr *tupleRestriction) clusterings(t *schema.Table, prefixes [][][]byte, vals []Value) ([][][]byte, error) {
+// errNullIn is Cassandra's error for a null in the tuples of an IN.
+func (tr *tupleRestriction) errNullIn() error {
+	names := make([]string, len(tr.cols))
+	for i, c := range tr.cols {
+		names[i] = c.Name
+	}
+	return cqlerr.Invalidf("Invalid null value in condition for columns: [%s]", strings.Join(names, ", "))
+}
+
+// clusterings appends each tuple of the IN list to each prefix.
+func (tr *tupleRestriction) clusterings(prefixes [][][]byte, vals []Value) ([][][]byte, error) {
 	tuples, err := tr.tuples(vals)
 	if err != nil {
 		return nil, err
 	}
-	n := float64(len(prefixes)) * float64(len(tuples))
-	w := len(tr.cols)
-	if len(prefixes) > 0 {
-		w += len(prefixes[0])
-	}
-	if err := boundProduct(n, n*float64(int(unsafe.Sizeof(mutation.Slice{}))+sliceHeader*w)); err != nil {
-		return nil, err
-	}
-	out := make([][][]byte, 0, len(prefixes)*len(tuples))
-	for _, pre := range prefixes {
-		for _, tu := range tuples {
-			out = append(out, append(append(make([][]byte, 0, len(pre)+len(tu)), pre...), tu...))
-		}
-	}
-	slices.SortFunc(out, t.CompareClustering)
-	// IN values may repeat.
-	return slices.CompactFunc(out, func(a, b [][]byte) bool { return t.CompareClustering(a, b) == 0 }), nil
+	return joinClusterings(prefixes, tuples)
 }
 
-// tupleSlices expands the tuple restriction after each clustering prefix
-// into slices in clustering order.
+// tupleSlices expands the tuple slice after each clustering prefix into
+// slices in clustering order.
 func (tr *tupleRestriction) tupleSlices(t *schema.Table, prefixes [][][]byte, vals []Value) ([]mutation.Slice, error) {
-	if tr.in != nil {
-		cks, err := tr.clusterings(t, prefixes, vals)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]mutation.Slice, len(cks))
-		for i, ck := range cks {
-			out[i] = mutation.Slice{Start: mutation.Bound{Values: ck, Inclusive: true}, End: mutation.Bound{Values: ck, Inclusive: true}}
-		}
-		return out, nil
-	}
 	if len(prefixes) > 1 {
 		// Prefixes are sorted by value; for DESC columns clustering
 		// order is the reverse.

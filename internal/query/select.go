@@ -248,6 +248,14 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			if err := c.compileTupleRelation(t, &p.ckTuple, r, ck, now); err != nil {
 				return err
 			}
+			if r.Op == cql.OpEq {
+				// Each column is also usable as a filter when it can't
+				// extend the prefix (Cassandra's EQRestriction.addRowFilterTo).
+				for _, n := range r.Columns {
+					col := t.Column(n)
+					p.filters = append(p.filters, rowFilter{col: col, op: cql.OpEq, value: ck[col.Position].fns[0]})
+				}
+			}
 			continue
 		}
 		col, err := columnOf(t, r.Columns[0])
@@ -428,15 +436,15 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if err := tr.checkPlacement(t, ck, n, ckSlices); err != nil {
 			return err
 		}
-		if tr.lower == nil && tr.upper == nil && tr.in == nil {
+		if tr.lower == nil && tr.upper == nil {
 			p.ckTuple = nil
 		}
 		ckSlices = nil
 	}
 	for _, s := range ckSlices {
 		if s.col.Position < n {
-			// = and a slice on the same column.
-			return cqlerr.Invalidf("%s cannot be restricted by more than one relation if it includes an Equal", s.col.Name)
+			// = or IN, and a slice, on the same column.
+			return mergeKeyRestriction(s.col, ck[s.col.Position], false)
 		}
 	}
 	usable := true
@@ -454,8 +462,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			slice = restrictedSlice
 			continue
 		}
-		// A restricted column that cannot extend the prefix.
-		if !allowFiltering && !covered[t.Clustering[i]] {
+		// A restricted column that cannot extend the prefix. A
+		// multi-column IN is not filtered.
+		if !allowFiltering && !covered[t.Clustering[i]] || ck[i] != nil && ck[i].tuple != nil {
 			if slice != nil {
 				return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, slice.col.Name)
 			}
