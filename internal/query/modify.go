@@ -1118,7 +1118,17 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			return nil, nil
 		}
 		if p.rangeColumns && len(keys) > 0 {
-			return nil, errRangeColumns
+			// Unless every range is empty.
+			for _, ck := range cks {
+				sls, err := p.ranges(ck, opts.Values)
+				if err != nil {
+					return nil, err
+				}
+				if len(sls) > 0 {
+					return nil, errRangeColumns
+				}
+			}
+			return nil, nil
 		}
 	}
 	expiry := mutation.NoDeletion
@@ -1166,21 +1176,13 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 					u.Rows = append(u.Rows, mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: deletion})
 					continue
 				}
-				if p.ckTuple != nil {
-					sls, err := p.ckTuple.appendRanges(nil, ck, opts.Values)
-					if err != nil {
-						return nil, err
-					}
-					for _, sl := range sls {
-						u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
-					}
-					continue
-				}
-				sl, err := deleteSlice(t, ck, p.ckSlice, opts.Values)
+				sls, err := p.ranges(ck, opts.Values)
 				if err != nil {
 					return nil, err
 				}
-				u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
+				for _, sl := range sls {
+					u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
+				}
 			}
 		default:
 			first := true
@@ -1227,6 +1229,26 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// ranges returns the ranges of rows a DELETE names after the clustering
+// prefix ck, less the empty ones (Cassandra's ModificationStatement
+// drops them).
+func (p *modifyPlan) ranges(ck [][]byte, vals []Value) ([]mutation.Slice, error) {
+	var out []mutation.Slice
+	if p.ckTuple != nil {
+		var err error
+		if out, err = p.ckTuple.appendRanges(nil, ck, vals); err != nil {
+			return nil, err
+		}
+	} else {
+		sl, err := deleteSlice(p.table, ck, p.ckSlice, vals)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sl)
+	}
+	return dropEmptySlices(p.table, out), nil
 }
 
 // deleteSlice builds the clustering slice of a range delete: the prefix ck

@@ -798,7 +798,8 @@ func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 		return nil, err
 	}
 	if p.ckTuple != nil {
-		return p.ckTuple.tupleSlices(t, prefixes, vals)
+		out, err := p.ckTuple.tupleSlices(t, prefixes, vals)
+		return dropEmptySlices(t, out), err
 	}
 	out := make([]mutation.Slice, 0, len(prefixes))
 	for _, pre := range prefixes {
@@ -811,6 +812,9 @@ func (p *selectPlan) slices(vals []Value) ([]mutation.Slice, error) {
 			return nil, err
 		}
 		out = append(out, sl)
+	}
+	if p.ckSlice != nil {
+		out = dropEmptySlices(t, out)
 	}
 	// Prefixes are sorted by value; for DESC columns clustering order is
 	// the reverse.

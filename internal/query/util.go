@@ -54,3 +54,32 @@ func slicesAfter(t *schema.Table, slices []mutation.Slice, c [][]byte, reversed 
 	}
 	return out
 }
+
+// emptySlice reports whether slice s holds no clustering: its start is not
+// before its end in clustering order (Cassandra's Slice.isEmpty, by which
+// reads and deletions drop such slices, so c > 5 AND c < 3 reads nothing
+// and deletes nothing). A bound is a position between clusterings: before
+// or after all those with its values as a prefix; the start's inclusive
+// bound is before them, the end's after them.
+func emptySlice(t *schema.Table, s mutation.Slice) bool {
+	startAfter, endAfter := !s.Start.Inclusive, s.End.Inclusive
+	a, b := s.Start.Values, s.End.Values
+	if c := t.CompareClustering(a, b); c != 0 {
+		return c > 0
+	}
+	switch {
+	case len(a) < len(b):
+		// The end lies within the start's prefix.
+		return startAfter
+	case len(a) > len(b):
+		// The start lies within the end's prefix.
+		return !endAfter
+	}
+	return startAfter || !endAfter
+}
+
+// dropEmptySlices removes empty slices (emptySlice) in place. The result
+// is not nil when slices is not: no slice left means no row to read.
+func dropEmptySlices(t *schema.Table, ss []mutation.Slice) []mutation.Slice {
+	return slices.DeleteFunc(ss, func(s mutation.Slice) bool { return emptySlice(t, s) })
+}
