@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -503,8 +504,28 @@ func TestWALDir(t *testing.T) {
 	if p, err = Open(rel, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	check(p, 1, 2, 3, 4, 5)
+	write(p, 6)
+	crash(t, p)
+
+	// The data directory through a symbolic link to it, and back: the
+	// same directory by another name, each log replayed once (not found
+	// in it and again in the "previous" directory: "duplicate logIndex").
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = Open(dir, Options{WALDir: link}); err != nil {
+		t.Fatal(err)
+	}
+	check(p, 1, 2, 3, 4, 5, 6)
+	write(p, 7)
+	crash(t, p)
+	if p, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	check(p, 1, 2, 3, 4, 5, 6, 7)
 }
 
 // TestRowPresize checks emitRow's sizing of a single-partition read's rows:

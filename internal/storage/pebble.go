@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -233,15 +234,40 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	defer cache.Unref()
 	db, fsCloser, err := openPebble(dir, &opts, cache, group, "")
 	if moved := (pebble.ErrMissingWALRecoveryDir{}); errors.As(err, &moved) {
-		// commitlog_directory changed since the last run: replay what
-		// the old one holds.
-		opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
-		db, fsCloser, err = openPebble(dir, &opts, cache, group, moved.Dir)
+		walDir := opts.WALDir
+		if walDir == "" {
+			walDir = dir
+		}
+		if sameDir(moved.Dir, walDir) {
+			// The same directory by another name (a symbolic link):
+			// keep the recorded name, or Pebble would find each log
+			// in both.
+			opts.WALDir = moved.Dir
+			if moved.Dir == dir {
+				opts.WALDir = ""
+			}
+			db, fsCloser, err = openPebble(dir, &opts, cache, group, "")
+		} else {
+			// commitlog_directory changed since the last run: replay
+			// what the old one holds.
+			opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
+			db, fsCloser, err = openPebble(dir, &opts, cache, group, moved.Dir)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	return newPebble(db, opts, group, fsCloser), nil
+}
+
+// sameDir reports whether paths a and b name one existing directory.
+func sameDir(a, b string) bool {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // slowDiskOp is how long a disk operation runs before it is logged as slow
