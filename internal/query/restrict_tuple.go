@@ -23,8 +23,7 @@ import (
 type tupleRestriction struct {
 	start int
 	cols  []*schema.Column
-	typ   *types.Type // tuple<col types>
-	// IN: one fn per tuple, or a single list<tuple> marker.
+	// IN: one fn per tuple, or a single list<tuple> marker (IN ?).
 	in         []termFn
 	listMarker bool
 	// slice
@@ -126,7 +125,7 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 				return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 			}
 		}
-		tr := &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
+		tr := &tupleRestriction{start: cols[0].Position, cols: cols}
 		if r.InMarker != nil {
 			c.addMarker(r.InMarker, spec(t, "in"+name, types.ListOf(tt, false)))
 			idx := r.InMarker.Index
@@ -156,13 +155,13 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 		tr := *tuple
 		if tr == nil {
-			tr = &tupleRestriction{start: cols[0].Position, cols: cols, typ: tt}
+			tr = &tupleRestriction{start: cols[0].Position, cols: cols}
 			*tuple = tr
 		} else if tr.start != cols[0].Position {
 			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", cols[0].Name)
 		}
 		if len(cols) > len(tr.cols) {
-			tr.cols, tr.typ = cols, tt
+			tr.cols = cols
 		}
 		f, err := compileTuple(r.Value)
 		if err != nil {
