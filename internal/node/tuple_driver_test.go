@@ -59,7 +59,7 @@ func TestDriverTupleRelationsInModifications(t *testing.T) {
 		t.Fatalf("after UPDATEs: %s, want %s", got, want)
 	}
 	invalid("Invalid null value in condition for columns: [c, d]", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) IN ?", [][]*int{{new(int), nil}})
-	invalid("Invalid null value in condition for columns: [c, d]", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) IN ((?, ?))", 1, nil)
+	invalid("Invalid null value in condition for columns: [c, d]", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) IN ((?, ?), (?, ?))", 1, nil, 1, 1)
 	invalid("Slice restrictions are not supported on the clustering columns in UPDATE statements", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) > (?, ?)", 0, 0)
 
 	// c ASC, d DESC: (c, d) > (0, 1) AND (c, d) <= (2, 0) is d < 1... of

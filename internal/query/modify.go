@@ -321,7 +321,7 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 			if !allowSlice && r.Op != cql.OpEq && r.Op != cql.OpIn {
 				return errUpdateSlice
 			}
-			if err := c.compileTupleRelation(t, &p.ckTuple, r, p.ck, now); err != nil {
+			if _, err := c.compileTupleRelation(t, &p.ckTuple, r, p.ck, now); err != nil {
 				return err
 			}
 			continue

@@ -68,27 +68,27 @@ func relText(r cql.Relation) string {
 
 // compileTupleRelation handles one multi-column relation of a SELECT,
 // UPDATE or DELETE on table t. Equalities and INs are stored in ck, slices
-// in *tuple.
-func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestriction, r cql.Relation, ck []*keyVals, now nowFunc) error {
+// in *tuple; eq reports an equality.
+func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestriction, r cql.Relation, ck []*keyVals, now nowFunc) (eq bool, err error) {
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, n := range r.Columns {
 		col, err := columnOf(t, n)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if col.Kind != schema.Clustering {
-			return cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
+			return false, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
 		}
 		for j := 0; j < i; j++ {
 			if cols[j] == col {
-				return cqlerr.Invalidf("Column \"%s\" appeared twice in a relation: %s", col.Name, relText(r))
+				return false, cqlerr.Invalidf("Column \"%s\" appeared twice in a relation: %s", col.Name, relText(r))
 			}
 		}
 		cols[i] = col
 	}
 	for i, col := range cols {
 		if col.Position != cols[0].Position+i {
-			return cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
+			return false, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
 		}
 	}
 	elemTypes := make([]*types.Type, len(cols))
@@ -103,26 +103,32 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 		}
 		return c.compileTerm(term, spec(t, name, tt), now)
 	}
-	switch r.Op {
+	op, value := r.Op, r.Value
+	if op == cql.OpIn && r.InMarker == nil && len(r.InValues) == 1 {
+		// One tuple: an equality (Cassandra's MultiColumnRelation.
+		// newINRestriction), as a single-column IN (x) is.
+		op, value = cql.OpEq, r.InValues[0]
+	}
+	switch op {
 	case cql.OpEq:
-		f, err := compileTuple(r.Value)
+		f, err := compileTuple(value)
 		if err != nil {
-			return err
+			return false, err
 		}
 		for i, col := range cols {
 			if err := mergeKeyRestriction(col, ck[col.Position], false); err != nil {
-				return err
+				return false, err
 			}
 			ck[col.Position] = &keyVals{fns: []termFn{tupleComponent(f, i, col)}}
 		}
-		return nil
+		return true, nil
 	case cql.OpIn:
 		for _, col := range cols {
 			if err := mergeKeyRestriction(col, ck[col.Position], false); err != nil {
-				return err
+				return false, err
 			}
 			if sl := *tuple; sl != nil && col.Position >= sl.start && col.Position < sl.start+len(sl.cols) {
-				return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
+				return false, cqlerr.Invalidf("Column \"%s\" cannot be restricted by both an equality and an inequality relation", col.Name)
 			}
 		}
 		tr := &tupleRestriction{start: cols[0].Position, cols: cols}
@@ -143,7 +149,7 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 			for _, v := range r.InValues {
 				f, err := compileTuple(v)
 				if err != nil {
-					return err
+					return false, err
 				}
 				tr.in = append(tr.in, f)
 			}
@@ -151,38 +157,38 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 		for _, col := range cols {
 			ck[col.Position] = &keyVals{tuple: tr}
 		}
-		return nil
+		return false, nil
 	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 		tr := *tuple
 		if tr == nil {
 			tr = &tupleRestriction{start: cols[0].Position, cols: cols}
 			*tuple = tr
 		} else if tr.start != cols[0].Position {
-			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", cols[0].Name)
+			return false, cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", cols[0].Name)
 		}
 		if len(cols) > len(tr.cols) {
 			tr.cols = cols
 		}
 		f, err := compileTuple(r.Value)
 		if err != nil {
-			return err
+			return false, err
 		}
 		lowerSide := r.Op == cql.OpGt || r.Op == cql.OpGte
 		incl := r.Op == cql.OpGte || r.Op == cql.OpLte
 		if lowerSide {
 			if tr.lower != nil {
-				return cqlerr.Invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
+				return false, cqlerr.Invalidf("More than one restriction was found for the start bound on %s", cols[0].Name)
 			}
 			tr.lower, tr.lowerIncl, tr.lowerCols = f, incl, len(cols)
 		} else {
 			if tr.upper != nil {
-				return cqlerr.Invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
+				return false, cqlerr.Invalidf("More than one restriction was found for the end bound on %s", cols[0].Name)
 			}
 			tr.upper, tr.upperIncl, tr.upperCols = f, incl, len(cols)
 		}
-		return nil
+		return false, nil
 	}
-	return cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
+	return false, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
 }
 
 // tupleComponent extracts component i of a tuple term.

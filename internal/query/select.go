@@ -245,10 +245,11 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue
 		}
 		if r.Tuple {
-			if err := c.compileTupleRelation(t, &p.ckTuple, r, ck, now); err != nil {
+			eq, err := c.compileTupleRelation(t, &p.ckTuple, r, ck, now)
+			if err != nil {
 				return err
 			}
-			if r.Op == cql.OpEq {
+			if eq {
 				// Each column is also usable as a filter when it can't
 				// extend the prefix (Cassandra's EQRestriction.addRowFilterTo).
 				for _, n := range r.Columns {
