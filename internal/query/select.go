@@ -55,8 +55,10 @@ type selectPlan struct {
 	distinct bool
 	reversed bool
 	// orderBy is set when rows of several partitions must be merged in
-	// clustering order (IN on the partition key with ORDER BY).
+	// clustering order (IN on the partition key with ORDER BY), by the
+	// ORDER BY columns (orderCols).
 	orderBy           bool
+	orderCols         []*schema.Column
 	limit             termFn
 	perPartitionLimit termFn
 	// ann is the ORDER BY ... ANN OF of a vector search (see ann.go).
@@ -595,6 +597,7 @@ func (p *selectPlan) compileOrderBy(st *cql.Select) error {
 		return cqlerr.Invalidf("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
 	}
 	reversed := false
+	next := 0 // the next clustering position ORDER BY may name
 	for i, o := range st.OrderBy {
 		if o.Ann != nil {
 			return cqlerr.NotImplemented("ORDER BY ... ANN OF")
@@ -606,19 +609,37 @@ func (p *selectPlan) compileOrderBy(st *cql.Select) error {
 		if col.Kind != schema.Clustering {
 			return cqlerr.Invalidf("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", col.Name)
 		}
-		if col.Position != i {
+		// Columns restricted to one value may be skipped
+		// (CASSANDRA-10271): they do not change the order.
+		for ; next < col.Position && p.singleValued(next); next++ {
+		}
+		if col.Position != next {
 			return cqlerr.Invalidf("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
 		}
+		next++
 		rev := o.Desc != col.Desc
 		if i == 0 {
 			reversed = rev
 		} else if rev != reversed {
 			return cqlerr.Invalidf("Unsupported order by relation")
 		}
+		p.orderCols = append(p.orderCols, col)
 	}
 	p.reversed = reversed
 	p.orderBy = hasIn(p.pk)
 	return nil
+}
+
+// singleValued reports whether clustering column i is restricted to one
+// value when the statement is prepared: by = (or a tuple's =), or by an
+// IN of one value (Cassandra's isColumnRestrictedByEq; an IN ? may bind
+// any number).
+func (p *selectPlan) singleValued(i int) bool {
+	if i >= len(p.ck) {
+		return false
+	}
+	kv := p.ck[i]
+	return kv != nil && !kv.isIN()
 }
 
 // ---------------------------------------------------------------------------
@@ -907,7 +928,9 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 		r.nowSec = int64(opts.NowInSeconds)
 	}
 	want := pageSize
-	if limit < want {
+	if limit < want && !p.orderBy {
+		// Rows sorted after the read are read without the LIMIT (no
+		// page either: see above), as Cassandra's getDataLimits does.
 		want = limit
 	}
 	if p.aggregate || len(p.groupBy) > 0 {
@@ -922,7 +945,7 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now, masked: maskingOn(ctx)}
 	if p.aggregate || len(p.groupBy) > 0 {
 		if p.orderBy {
-			sortRowsByClustering(t, rows, p.reversed)
+			p.sortRows(rows)
 		}
 		out, lastRow, err := p.aggregateRows(ctx0, rows)
 		if err != nil {
@@ -978,7 +1001,7 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 		return p.finish(res), nil
 	}
 	if p.orderBy {
-		sortRowsByClustering(t, rows, p.reversed)
+		p.sortRows(rows)
 		if int32(len(rows)) > limit {
 			rows = rows[:limit]
 		}
@@ -1002,17 +1025,37 @@ type outRow struct {
 	static     []mutation.Cell
 }
 
-// sortRowsByClustering sorts rows of several partitions into clustering
-// order (reversed: descending), stably: rows with equal clusterings keep
-// their partitions' order. Not by insertion, which is quadratic in the
-// rows of an IN query's page.
-func sortRowsByClustering(t *schema.Table, rows []outRow, reversed bool) {
+// sortRows sorts rows of several partitions by the ORDER BY columns,
+// stably: rows equal in them keep their partitions' order (Cassandra's
+// orderResults sorts with a stable sort on the ordering columns alone).
+// Each column compares in its clustering order, a static-only row's null
+// value first (its type's order puts empty values first; a DESC column's
+// reversed type puts them last); a reversed query reverses the whole.
+// Not by insertion, which is quadratic in the rows of an IN query.
+func (p *selectPlan) sortRows(rows []outRow) {
 	slices.SortStableFunc(rows, func(a, b outRow) int {
-		c := t.CompareClustering(a.clustering, b.clustering)
-		if reversed {
-			return -c
+		for _, col := range p.orderCols {
+			var c int
+			switch {
+			case a.clustering == nil && b.clustering == nil:
+			case a.clustering == nil:
+				c = -1
+			case b.clustering == nil:
+				c = 1
+			default:
+				c = types.Compare(col.Type, a.clustering[col.Position], b.clustering[col.Position])
+			}
+			if col.Desc {
+				c = -c
+			}
+			if p.reversed {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
 		}
-		return c
+		return 0
 	})
 }
 
