@@ -93,6 +93,9 @@ func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, 
 	if err := c.compileRestrictions(p, st, e.now); err != nil {
 		return err
 	}
+	if err := p.checkDistinctKeys(); err != nil {
+		return err
+	}
 	if err := p.compileGroupBy(c, st); err != nil {
 		return err
 	}
@@ -156,30 +159,26 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) 
 		if p.aggregate {
 			// Cassandra counts distinct partitions: allowed.
 		}
-		seenPK := 0
 		for _, s := range p.selectors {
-			if s.col == nil {
-				continue
-			}
-			if s.col.Kind != schema.PartitionKey && s.col.Kind != schema.Static {
+			if s.col != nil && s.col.Kind != schema.PartitionKey && s.col.Kind != schema.Static {
 				return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", s.col.Name)
 			}
-			if s.col.Kind == schema.PartitionKey {
-				seenPK++
-			}
 		}
-		if seenPK < len(t.PartitionKey) && !p.aggregate {
-			for _, pkc := range t.PartitionKey {
-				found := false
-				for _, s := range p.selectors {
-					if s.col == pkc {
-						found = true
-					}
-				}
-				if !found {
-					return cqlerr.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", pkc.Name)
-				}
-			}
+	}
+	return nil
+}
+
+// checkDistinctKeys requires a SELECT DISTINCT over a range of partitions
+// to select the whole partition key (Cassandra's
+// validateDistinctSelection: only a key range must, so that its rows need
+// no grouping after the read).
+func (p *selectPlan) checkDistinctKeys() error {
+	if !p.distinct || p.aggregate || p.pk != nil {
+		return nil
+	}
+	for _, pkc := range p.table.PartitionKey {
+		if !slices.ContainsFunc(p.selectors, func(s *selExpr) bool { return s.col == pkc }) {
+			return cqlerr.Invalidf("SELECT DISTINCT queries must request all the partition key columns (missing %s)", pkc.Name)
 		}
 	}
 	return nil

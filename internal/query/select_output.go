@@ -71,6 +71,9 @@ func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
 		pos++
 		p.groupBy = append(p.groupBy, col)
 	}
+	if pos < len(pkCols) && pkCols[pos].Kind == schema.PartitionKey {
+		return cqlerr.Invalidf("Group by is not supported on only a part of the partition key")
+	}
 	if p.distinct {
 		for _, c := range p.groupBy {
 			if c.Kind == schema.Clustering {
