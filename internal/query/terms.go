@@ -82,6 +82,61 @@ func assignable(k cql.LiteralKind, typ *types.Type) bool {
 	return typ.Kind == types.Custom
 }
 
+// checkTypeHint is Cassandra's TypeCast.prepare for a hinted term,
+// (type) term: the term must be assignable to the hinted type, and values
+// of that type to the receiver (AbstractType.isValueCompatibleWith). The
+// term itself is then compiled for the receiver, as Cassandra prepares it.
+func (c *compiled) checkTypeHint(x *cql.TypeHint, recv ColumnSpec) error {
+	cast, err := resolveTypeIn(c.schema, x.Type, recv.Keyspace)
+	if err != nil {
+		return err
+	}
+	if !termAssignable(x.Term, cast) {
+		return cqlerr.Invalidf("Cannot cast value %s to type %s", termText(x.Term), typeExprString(x.Type))
+	}
+	if recv.Type != nil && !valueCompatible(recv.Type, cast) {
+		return cqlerr.Invalidf("Cannot assign value %s to %s of type %s", termText(x), recv.Name, recv.Type)
+	}
+	return nil
+}
+
+// valueCompatible is AbstractType.isValueCompatibleWith: whether values of
+// type from read as type to (a receiver) mean the same: equal types, any
+// type as a blob, ascii as text, timestamps and bigints as each other,
+// integers as varint, and so element by element.
+func valueCompatible(to, from *types.Type) bool {
+	if to.String() == from.String() {
+		return true
+	}
+	if len(to.Params) > 0 || len(from.Params) > 0 {
+		if to.Kind != from.Kind || len(to.Params) != len(from.Params) || to.Kind == types.UDT {
+			return false
+		}
+		for i := range to.Params {
+			if !valueCompatible(to.Params[i], from.Params[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	switch to.Kind {
+	case types.Blob:
+		return true
+	case types.Text:
+		return from.Kind == types.Ascii
+	case types.Bigint, types.Counter:
+		return from.Kind == types.Timestamp || from.Kind == types.Bigint
+	case types.Timestamp:
+		return from.Kind == types.Bigint
+	case types.Varint:
+		switch from.Kind {
+		case types.Int, types.Bigint, types.Smallint, types.Tinyint:
+			return true
+		}
+	}
+	return false
+}
+
 // literalValue converts a constant for a receiver.
 func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
 	if l.Kind == cql.LitNull {
@@ -145,6 +200,9 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 			return v.B, false, nil
 		}, nil
 	case *cql.TypeHint:
+		if err := c.checkTypeHint(x, recv); err != nil {
+			return nil, err
+		}
 		return c.compileTerm(x.Term, recv, now)
 	case *cql.FunctionCall:
 		return c.compileTermFunction(x, recv, now)
