@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -27,8 +28,11 @@ type modifyPlan struct {
 	ckSlice *sliceTerms
 	// ckTuple is a DELETE's multi-column slice after the ck prefix.
 	ckTuple *tupleRestriction
-	ops     []columnOp
-	insert  bool // writes a row marker
+	// nonKey names the columns of the WHERE clause outside the primary
+	// key, which a modification may not restrict (checkNonKey).
+	nonKey []*schema.Column
+	ops    []columnOp
+	insert bool // writes a row marker
 	// deleteRow: DELETE without targets.
 	deleteRow bool
 	// isDelete: a DELETE statement.
@@ -331,7 +335,12 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 			return err
 		}
 		if !col.IsPrimaryKey() {
-			return cqlerr.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", col.Name)
+			// Reported after the key checks, as Cassandra's
+			// StatementRestrictions does (checkNonKey).
+			if !slices.Contains(p.nonKey, col) {
+				p.nonKey = append(p.nonKey, col)
+			}
+			continue
 		}
 		var fns *keyVals
 		switch r.Op {
@@ -383,6 +392,30 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 		target[col.Position] = fns
 	}
 	return nil
+}
+
+// checkNonKey refuses restrictions on columns outside the primary key. It
+// runs after the checks of the key's restrictions, in Cassandra's order.
+// The columns are listed in Cassandra's column order: regular before
+// static, then by name.
+func (p *modifyPlan) checkNonKey() error {
+	if len(p.nonKey) == 0 {
+		return nil
+	}
+	slices.SortFunc(p.nonKey, func(a, b *schema.Column) int {
+		if a.Kind != b.Kind {
+			if a.Kind == schema.Regular {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	names := make([]string, len(p.nonKey))
+	for i, c := range p.nonKey {
+		names[i] = c.Name
+	}
+	return cqlerr.Invalidf("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(names, ", "))
 }
 
 var errUpdateSlice = cqlerr.Invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
@@ -861,6 +894,9 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0); err != nil {
 		return err
 	}
+	if err := p.checkNonKey(); err != nil {
+		return err
+	}
 	if st.IfExists || len(st.Conditions) > 0 {
 		if err := checkConditional(t, p, st.Using, "updates"); err != nil {
 			return err
@@ -946,6 +982,9 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	// The clustering must be a prefix (plus an optional slice right after it).
 	n, err := p.checkClustering()
 	if err != nil {
+		return err
+	}
+	if err := p.checkNonKey(); err != nil {
 		return err
 	}
 	// Deleting columns of a range of rows (a slice, a clustering prefix,
