@@ -435,6 +435,14 @@ func (p *modifyPlan) checkClustering() (int, error) {
 		if p.ckSlice != nil {
 			slices = append(slices, p.ckSlice)
 		}
+		slices, err := tr.absorb(slices)
+		if err != nil {
+			return 0, err
+		}
+		p.ckSlice = nil
+		if len(slices) > 0 {
+			p.ckSlice = slices[0]
+		}
 		if err := tr.checkPlacement(t, p.ck, n, slices); err != nil {
 			return 0, err
 		}
@@ -528,6 +536,19 @@ func (c *compiled) compileIn(t *schema.Table, col *schema.Column, r cql.Relation
 // expandValues evaluates the values of one key column, sorted and without
 // duplicates.
 func expandValues(col *schema.Column, kv *keyVals, vals []Value) ([][]byte, error) {
+	if tr := kv.tuple; tr != nil {
+		// The column's components of an IN of tuples (filtered alone when
+		// the tuples have one column).
+		tuples, err := tr.tuples(vals)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]byte, len(tuples))
+		for i, tu := range tuples {
+			out[i] = tu[col.Position-tr.start]
+		}
+		return out, nil
+	}
 	out := make([][]byte, 0, len(kv.fns))
 	for _, f := range kv.fns {
 		b, unset, err := f(vals)

@@ -238,6 +238,48 @@ func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int
 	return nil
 }
 
+// absorb merges into the tuple slice the single-column slices on its first
+// column, as one-column tuple bounds (Cassandra's MultiColumnRestriction.
+// mergeWith: "We want to allow query like: (b,c) > (?, ?) AND b < ?"), and
+// returns the other slices. A single-column slice on another of its
+// columns does not start with the same column.
+func (tr *tupleRestriction) absorb(sls []*sliceTerms) ([]*sliceTerms, error) {
+	var rest []*sliceTerms
+	for _, s := range sls {
+		switch pos := s.col.Position; {
+		case pos == tr.start:
+			if s.lower != nil {
+				if tr.lower != nil {
+					return nil, cqlerr.Invalidf("More than one restriction was found for the start bound on %s", s.col.Name)
+				}
+				tr.lower, tr.lowerIncl, tr.lowerCols = asTuple(s.lower), s.lowerIncl, 1
+			}
+			if s.upper != nil {
+				if tr.upper != nil {
+					return nil, cqlerr.Invalidf("More than one restriction was found for the end bound on %s", s.col.Name)
+				}
+				tr.upper, tr.upperIncl, tr.upperCols = asTuple(s.upper), s.upperIncl, 1
+			}
+		case pos > tr.start && pos < tr.start+len(tr.cols):
+			return nil, cqlerr.Invalidf("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", s.col.Name)
+		default:
+			rest = append(rest, s)
+		}
+	}
+	return rest, nil
+}
+
+// asTuple makes a single value a one-component tuple.
+func asTuple(f termFn) termFn {
+	return func(vals []Value) ([]byte, bool, error) {
+		b, unset, err := f(vals)
+		if err != nil || unset || b == nil {
+			return nil, unset, err
+		}
+		return types.EncodeTuple([][]byte{b}), false, nil
+	}
+}
+
 // value evaluates a tuple of the restriction and returns its first n
 // components, which may not be null.
 func (tr *tupleRestriction) value(f termFn, n int, vals []Value) ([][]byte, error) {

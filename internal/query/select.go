@@ -235,6 +235,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	ck := make([]*keyVals, len(t.Clustering))
 	var ckSlices []*sliceTerms
 	pkSlice := false
+	tuples := false // a multi-column relation
 	for _, r := range st.Where {
 		if r.Index != nil {
 			continue // checkCustomIndexExpressions, after the relations as in Cassandra
@@ -246,6 +247,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			continue
 		}
 		if r.Tuple {
+			tuples = true
 			eq, err := c.compileTupleRelation(t, &p.ckTuple, r, ck, now)
 			if err != nil {
 				return err
@@ -435,6 +437,10 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	}
 	var slice *sliceTerms
 	if tr := p.ckTuple; tr != nil {
+		var err error
+		if ckSlices, err = tr.absorb(ckSlices); err != nil {
+			return err
+		}
 		if err := tr.checkPlacement(t, ck, n, ckSlices); err != nil {
 			return err
 		}
@@ -464,8 +470,18 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			slice = restrictedSlice
 			continue
 		}
-		// A restricted column that cannot extend the prefix. A
-		// multi-column IN is not filtered.
+		// A restricted column that cannot extend the prefix. An IN of
+		// tuples is filtered on one column only (Cassandra's
+		// MultiColumnRestriction.INRestriction.addToRowFilter).
+		if tr := ck[i]; tr != nil && tr.tuple != nil && allowFiltering {
+			if len(tr.tuple.cols) > 1 {
+				return cqlerr.Invalidf("Multicolumn IN filters are not supported")
+			}
+			p.filters = append(p.filters, rowFilter{col: t.Clustering[i], op: cql.OpIn, in: tr})
+			usable = false
+			filtering = true
+			continue
+		}
 		if !allowFiltering && !covered[t.Clustering[i]] || ck[i] != nil && ck[i].tuple != nil {
 			if slice != nil {
 				return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, slice.col.Name)
@@ -481,6 +497,10 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		// Keep the prefix; the rest is filtered.
 	}
 	if p.pk == nil && (n > 0 || slice != nil || p.ckTuple != nil) && !allowFiltering && covered == nil {
+		return cqlerr.Invalidf(requiresAllowFilteringMessage)
+	}
+	if p.pk == nil && tuples && !allowFiltering {
+		// An index does not answer multi-column relations.
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
 	// Regular and static column restrictions: without ALLOW FILTERING, only
