@@ -203,7 +203,8 @@ func tupleComponent(f termFn, i int, col *schema.Column) termFn {
 			return nil, false, err
 		}
 		if i >= len(parts) || parts[i] == nil {
-			return nil, false, cqlerr.Invalidf("Invalid null value in condition for column %s", col.Name)
+			// MultiColumnRestriction.EQRestriction's message.
+			return nil, false, cqlerr.Invalidf("Invalid null value for column %s", col.Name)
 		}
 		return parts[i], false, nil
 	}
