@@ -70,6 +70,13 @@ func relText(r cql.Relation) string {
 // UPDATE or DELETE on table t. Equalities and INs are stored in ck, slices
 // in *tuple; eq reports an equality.
 func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestriction, r cql.Relation, ck []*keyVals, now nowFunc) (eq bool, err error) {
+	switch r.Op {
+	case cql.OpEq, cql.OpIn, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+	default:
+		// Relation.toRestriction refuses the operator before it looks
+		// at the columns.
+		return false, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
+	}
 	cols := make([]*schema.Column, len(r.Columns))
 	for i, n := range r.Columns {
 		col, err := columnOf(t, n)
