@@ -314,12 +314,16 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 	t := p.table
 	p.pk = make([]*keyVals, len(t.PartitionKey))
 	p.ck = make([]*keyVals, len(t.Clustering))
+	token := false
 	for _, r := range where {
 		if r.Index != nil {
 			return cqlerr.Invalidf(msgCustomExprInModify)
 		}
 		if r.Token {
-			return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", tokenString(r))
+			// Refused with the partition key's restrictions, after
+			// the relations are read (processPartitionKeyRestrictions).
+			token = true
+			continue
 		}
 		if r.Tuple {
 			if !allowSlice && r.Op != cql.OpEq && r.Op != cql.OpIn {
@@ -390,6 +394,13 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 			return err
 		}
 		target[col.Position] = fns
+	}
+	if token {
+		what := "UPDATE"
+		if p.isDelete {
+			what = "DELETE"
+		}
+		return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for %s statements", what)
 	}
 	return nil
 }
