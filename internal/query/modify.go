@@ -383,6 +383,16 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 				return err
 			}
 			continue
+		case cql.OpContains, cql.OpContainsKey:
+			// Refused by type first, as SingleColumnRelation.
+			// newContainsRestriction does.
+			if r.Op == cql.OpContainsKey && col.Type.Kind != types.Map {
+				return cqlerr.Invalidf("Cannot use CONTAINS KEY on non-map column %s", col.Name)
+			}
+			if !col.Type.IsCollection() {
+				return cqlerr.Invalidf("Cannot use CONTAINS on non-collection column %s", col.Name)
+			}
+			return cqlerr.Invalidf("Invalid operator %s for PRIMARY KEY column %s", r.Op, col.Name)
 		default:
 			return cqlerr.Invalidf("Invalid operator %s for PRIMARY KEY column %s", r.Op, col.Name)
 		}
