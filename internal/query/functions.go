@@ -810,18 +810,33 @@ func allZero(v []float32) bool {
 }
 
 // floorTime is TimeFcts' floor: the start of the duration-sized bucket (from
-// the optional starting time, else the epoch) that holds the value.
+// the optional starting time, else the epoch) that holds the value. The
+// checks run in Cassandra's order: the duration's precision for the input
+// type (FloorFunction.validateDuration), then the starting time, then the
+// sign (Duration.floorTimestamp).
 func floorTime(in *types.Type, a [][]byte) ([]byte, error) {
 	months, days, nanos, err := types.DecodeDuration(a[1])
 	if err != nil {
 		return nil, err
 	}
-	if months < 0 || days < 0 || nanos < 0 {
-		return nil, cqlerr.Invalidf("Negative durations are not supported by the floor function")
+	negative := months < 0 || days < 0 || nanos < 0
+	switch in.Kind {
+	case types.Time:
+		if months != 0 || days != 0 {
+			return nil, cqlerr.Invalidf("For time values, the floor can only be computed for durations smaller that a day")
+		}
+	case types.Date:
+		if nanos != 0 {
+			return nil, cqlerr.Invalidf("The floor on date values cannot be computed for the %s duration as precision is below 1 day", types.Format(types.DurationType, a[1]))
+		}
+	default:
+		if nanos%1e6 != 0 {
+			return nil, cqlerr.Invalidf("The floor cannot be computed for the %s duration as precision is below 1 millisecond", types.Format(types.DurationType, a[1]))
+		}
 	}
 	if in.Kind == types.Time {
-		if months != 0 || days != 0 {
-			return nil, cqlerr.Invalidf("For time values, the duration must be smaller than 1 day")
+		if negative {
+			return nil, cqlerr.Invalidf("Negative durations are not supported by the floor function")
 		}
 		t, err := types.DecodeBigint(a[0])
 		if err != nil {
@@ -850,8 +865,8 @@ func floorTime(in *types.Type, a [][]byte) ([]byte, error) {
 			return nil, cqlerr.Invalidf("The floor function starting time is greater than the provided time")
 		}
 	}
-	if in.Kind == types.Date && nanos != 0 {
-		return nil, cqlerr.Invalidf("The floor on date values cannot be computed for the %s duration as precision is below 1 day", types.Format(types.DurationType, a[1]))
+	if negative {
+		return nil, cqlerr.Invalidf("Negative durations are not supported by the floor function")
 	}
 	var res int64
 	if months == 0 {

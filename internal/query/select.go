@@ -963,15 +963,20 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 	res := &Result{Kind: RowsResult, Columns: p.resultColumns}
 	ctx0 := &evalCtx{t: t, nowSec: r.nowSec, vals: vals, now: e.now, masked: maskingOn(ctx)}
 	if p.aggregate || len(p.groupBy) > 0 {
-		if p.orderBy {
-			p.sortRows(rows)
-		}
+		// Groups are made in the order rows are read, partition by
+		// partition, and then sorted (Cassandra sorts its result rows).
 		out, lastRow, err := p.aggregateRows(ctx0, rows)
 		if err != nil {
 			return nil, err
 		}
+		// firstRow: each group's first input row, whose values its
+		// unaggregated columns show.
+		firstRow := make([]int, len(lastRow))
+		for i := 1; i < len(lastRow); i++ {
+			firstRow[i] = lastRow[i-1] + 1
+		}
 		if groupsPerPartition != math.MaxInt32 {
-			keptOut, keptLast := out[:0], lastRow[:0]
+			keptOut, keptLast, keptFirst := out[:0], lastRow[:0], firstRow[:0]
 			n := int32(0)
 			for i := range out {
 				if i > 0 && !sameKey(rows[lastRow[i]].key, rows[lastRow[i-1]].key) {
@@ -981,11 +986,14 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 					n = ps.inPartition
 				}
 				if n < groupsPerPartition {
-					keptOut, keptLast = append(keptOut, out[i]), append(keptLast, lastRow[i])
+					keptOut, keptLast, keptFirst = append(keptOut, out[i]), append(keptLast, lastRow[i]), append(keptFirst, firstRow[i])
 				}
 				n++
 			}
-			out, lastRow = keptOut, keptLast
+			out, lastRow, firstRow = keptOut, keptLast, keptFirst
+		}
+		if p.orderBy && len(out) > 1 {
+			p.sortGroups(rows, out, lastRow, firstRow)
 		}
 		if int32(len(out)) > limit {
 			out = out[:limit]
@@ -1044,6 +1052,24 @@ type outRow struct {
 	static     []mutation.Cell
 }
 
+// sortGroups sorts the output rows of GROUP BY (out, with the indexes of
+// each group's first and last input rows) by the ORDER BY columns of each
+// group's first row, stably.
+func (p *selectPlan) sortGroups(rows []outRow, out [][][]byte, lastRow, firstRow []int) {
+	type group struct {
+		out         [][]byte
+		first, last int
+	}
+	gs := make([]group, len(out))
+	for i := range out {
+		gs[i] = group{out: out[i], first: firstRow[i], last: lastRow[i]}
+	}
+	slices.SortStableFunc(gs, func(a, b group) int { return p.compareOrdering(&rows[a.first], &rows[b.first]) })
+	for i, g := range gs {
+		out[i], lastRow[i], firstRow[i] = g.out, g.last, g.first
+	}
+}
+
 // sortRows sorts rows of several partitions by the ORDER BY columns,
 // stably: rows equal in them keep their partitions' order (Cassandra's
 // orderResults sorts with a stable sort on the ordering columns alone).
@@ -1052,30 +1078,33 @@ type outRow struct {
 // reversed type puts them last); a reversed query reverses the whole.
 // Not by insertion, which is quadratic in the rows of an IN query.
 func (p *selectPlan) sortRows(rows []outRow) {
-	slices.SortStableFunc(rows, func(a, b outRow) int {
-		for _, col := range p.orderCols {
-			var c int
-			switch {
-			case a.clustering == nil && b.clustering == nil:
-			case a.clustering == nil:
-				c = -1
-			case b.clustering == nil:
-				c = 1
-			default:
-				c = types.Compare(col.Type, a.clustering[col.Position], b.clustering[col.Position])
-			}
-			if col.Desc {
-				c = -c
-			}
-			if p.reversed {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
+	slices.SortStableFunc(rows, func(a, b outRow) int { return p.compareOrdering(&a, &b) })
+}
+
+// compareOrdering compares two rows by the ORDER BY columns (sortRows).
+func (p *selectPlan) compareOrdering(a, b *outRow) int {
+	for _, col := range p.orderCols {
+		var c int
+		switch {
+		case a.clustering == nil && b.clustering == nil:
+		case a.clustering == nil:
+			c = -1
+		case b.clustering == nil:
+			c = 1
+		default:
+			c = types.Compare(col.Type, a.clustering[col.Position], b.clustering[col.Position])
 		}
-		return 0
-	})
+		if col.Desc {
+			c = -c
+		}
+		if p.reversed {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // findCell returns the cell of a simple column in a sorted cell list.

@@ -37,15 +37,12 @@ func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
 	pos := 0
 	for gi, g := range st.GroupBy {
 		cs, ok := g.(*cql.ColumnSel)
-		if fs, isFn := g.(*cql.FunctionSel); isFn {
-			if !strings.EqualFold(fs.Name.Name, "floor") || fs.Star || len(fs.Args) < 2 {
-				return cqlerr.Invalidf("Only monotonic functions are supported in the GROUP BY clause. Got: %s", cql.FormatSelector(g))
-			}
+		if _, isFn := g.(*cql.FunctionSel); isFn {
 			if gi != len(st.GroupBy)-1 {
 				return cqlerr.Invalidf("Functions are only supported on the last element of the GROUP BY clause")
 			}
-			if cs, ok = fs.Args[0].(*cql.ColumnSel); !ok {
-				return cqlerr.Invalidf("Only monotonic functions are supported in the GROUP BY clause. Got: %s", cql.FormatSelector(g))
+			if cs, ok = monotonicColumn(g); !ok {
+				return cqlerr.Invalidf("Only monotonic functions are supported in the GROUP BY clause. Got: %s", groupFnText(t, g))
 			}
 			e, err := (&selCompiler{c: c, t: t, now: p.now}).compile(g)
 			if err != nil {
@@ -84,6 +81,72 @@ func (p *selectPlan) compileGroupBy(c *compiled, st *cql.Select) error {
 	return nil
 }
 
+// monotonicFns are the native functions Cassandra declares monotonic
+// (TimeFcts' conversions), which GROUP BY may apply to its last column.
+var monotonicFns = map[string]bool{
+	"to_timestamp": true, "totimestamp": true, "to_date": true, "todate": true,
+	"to_unix_timestamp": true, "tounixtimestamp": true,
+}
+
+// monotonicColumn returns the column under a GROUP BY function whose order
+// the function keeps: monotonic functions of one argument, and floor, which
+// is monotonic in its first argument when the others are constants.
+func monotonicColumn(g cql.SelectorExpr) (*cql.ColumnSel, bool) {
+	switch x := g.(type) {
+	case *cql.ColumnSel:
+		return x, true
+	case *cql.FunctionSel:
+		name := strings.ToLower(x.Name.Name)
+		if x.Star || len(x.Args) == 0 || x.Name.Keyspace != "" && !strings.EqualFold(x.Name.Keyspace, "system") {
+			return nil, false
+		}
+		switch {
+		case monotonicFns[name] && len(x.Args) == 1:
+		case name == "floor" && len(x.Args) >= 2:
+			for _, a := range x.Args[1:] {
+				if _, ok := a.(*cql.TermSel); !ok {
+					return nil, false
+				}
+			}
+		default:
+			return nil, false
+		}
+		return monotonicColumn(x.Args[0])
+	}
+	return nil, false
+}
+
+// groupFnText prints a GROUP BY function Cassandra refuses as its
+// Function.toString does for floor, "system.floor : (timestamp,
+// duration(constant), timestamp) -> timestamp", else as written.
+func groupFnText(t *schema.Table, g cql.SelectorExpr) string {
+	fs, ok := g.(*cql.FunctionSel)
+	if !ok || !strings.EqualFold(fs.Name.Name, "floor") || len(fs.Args) < 2 {
+		return cql.FormatSelector(g)
+	}
+	in := ""
+	if cs, ok := fs.Args[0].(*cql.ColumnSel); ok {
+		if col := t.Column(cs.Name); col != nil {
+			in = col.Type.String()
+		}
+	}
+	if in == "" {
+		return cql.FormatSelector(g)
+	}
+	args := []string{in}
+	for i, a := range fs.Args[1:] {
+		typ := "duration"
+		if i == 1 {
+			typ = in
+		}
+		if _, ok := a.(*cql.TermSel); ok {
+			typ += "(constant)"
+		}
+		args = append(args, typ)
+	}
+	return "system.floor : (" + strings.Join(args, ", ") + ") -> " + in
+}
+
 // project computes one output row from each of the input rows picked by
 // at(0..n-1). The output rows share one allocation, each capped at its own
 // columns.
@@ -110,7 +173,9 @@ func (p *selectPlan) project(ctx *evalCtx, n int, at func(i int) *outRow) ([][][
 }
 
 // groupKey returns the GROUP BY values of a row.
-func (p *selectPlan) groupKey(r *outRow, vals []Value) [][]byte {
+// A function's error (a floor the duration cannot compute) fails the query,
+// as Cassandra's does.
+func (p *selectPlan) groupKey(r *outRow, vals []Value) ([][]byte, error) {
 	k := make([][]byte, len(p.groupBy))
 	for i, c := range p.groupBy {
 		k[i] = r.value(p.table, c)
@@ -118,15 +183,17 @@ func (p *selectPlan) groupKey(r *outRow, vals []Value) [][]byte {
 	if p.groupFn != nil {
 		ctx := &evalCtx{t: p.table, row: r, now: p.now, vals: vals}
 		p.groupFn.node.reset()
-		_ = p.groupFn.node.add(ctx)
+		defer p.groupFn.node.reset()
+		if err := p.groupFn.node.add(ctx); err != nil {
+			return nil, err
+		}
 		v, err := p.groupFn.node.out(ctx)
 		if err != nil {
-			v = nil
+			return nil, err
 		}
 		k[len(k)-1] = v
-		p.groupFn.node.reset()
 	}
-	return k
+	return k, nil
 }
 
 func sameKey(a, b [][]byte) bool {
@@ -170,7 +237,10 @@ func (p *selectPlan) aggregateRows(ctx *evalCtx, rows []outRow) ([][][]byte, []i
 	for i := range rows {
 		ctx.row = &rows[i]
 		if len(p.groupBy) > 0 {
-			k := p.groupKey(&rows[i], ctx.vals)
+			k, err := p.groupKey(&rows[i], ctx.vals)
+			if err != nil {
+				return nil, nil, err
+			}
 			if i > 0 && !sameKey(k, cur) {
 				if err := emit(); err != nil {
 					return nil, nil, err
