@@ -343,8 +343,14 @@ func (l *lexer) number(start int) {
 		return
 	}
 	kind := tkInteger
-	// "1..2" is INTEGER RANGE INTEGER, not FLOAT "1." followed by ".2".
-	if l.i < len(src) && src[l.i] == '.' && !(l.i+1 < len(src) && src[l.i+1] == '.') {
+	// "1..2" is INTEGER RANGE INTEGER, not FLOAT "1." followed by ".2";
+	// "0...3." is "0." RANGE "3." (Lexer.g's FLOAT predicate on
+	// INTEGER '.' RANGE).
+	switch {
+	case strings.HasPrefix(src[l.i:], "..."):
+		kind = tkFloat
+		l.i++
+	case l.i < len(src) && src[l.i] == '.' && !(l.i+1 < len(src) && src[l.i+1] == '.'):
 		kind = tkFloat
 		l.i = digitsEnd(src, l.i+1)
 	}

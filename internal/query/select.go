@@ -543,6 +543,11 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if len(st.OrderBy) > 0 && p.ann == nil {
 			return cqlerr.Invalidf("ORDER BY with 2ndary indexes is not supported, except for vector search")
 		}
+		if !st.Star && p.selectsOnlyStatics() {
+			// validateSecondaryIndexSelections: an index finds rows,
+			// not the static parts of partitions.
+			return cqlerr.Invalidf("Queries using 2ndary indexes don't support selecting only static columns")
+		}
 	}
 	// Regular and static column restrictions.
 	var keep []rowFilter
@@ -811,6 +816,25 @@ func (p *selectPlan) tokenRange(vals []Value) (func(int64) bool, error) {
 	default:
 		return func(t int64) bool { return above(t) || below(t) }, nil
 	}
+}
+
+// selectsOnlyStatics reports a selection of static columns and partition
+// key columns only, at least one static (Cassandra's
+// Selection.containsOnlyStaticColumns; not a wildcard). Selectors other
+// than columns count as other columns.
+func (p *selectPlan) selectsOnlyStatics() bool {
+	static := false
+	for _, e := range p.selectors {
+		switch {
+		case e.col == nil:
+			return false
+		case e.col.Kind == schema.Static:
+			static = true
+		case e.col.Kind != schema.PartitionKey:
+			return false
+		}
+	}
+	return static
 }
 
 // fetchesStatics reports whether the selection may read static columns: a

@@ -532,6 +532,9 @@ func collectionElement(typ *types.Type, coll, key []byte) ([]byte, error) {
 	return nil, nil
 }
 
+// collectionSlice selects the elements of a set or map between lo and hi
+// (nil: unbounded). No element is null for a non-frozen collection, which
+// has no empty value, and an empty collection for a frozen one.
 func collectionSlice(typ *types.Type, coll, lo, hi []byte) ([]byte, error) {
 	kt := typ.Params[0]
 	in := func(k []byte) bool {
@@ -548,7 +551,7 @@ func collectionSlice(typ *types.Type, coll, lo, hi []byte) ([]byte, error) {
 				ok, ov = append(ok, k), append(ov, vs[i])
 			}
 		}
-		if len(ok) == 0 {
+		if len(ok) == 0 && !typ.Frozen {
 			return nil, nil
 		}
 		return types.EncodeMap(kt, ok, ov), nil
@@ -563,7 +566,7 @@ func collectionSlice(typ *types.Type, coll, lo, hi []byte) ([]byte, error) {
 			out = append(out, e)
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !typ.Frozen {
 		return nil, nil
 	}
 	return types.EncodeSet(kt, out), nil
