@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -227,6 +228,50 @@ func (r *currentRow) cellsOf(col *schema.Column) []mutation.Cell {
 	return out
 }
 
+// applyList updates the list column of op in the current row with the
+// cells op wrote: what a later operation of the statement reads. The cells themselves stay: two live cells an
+// operation and a later one write on one path have the statement's
+// timestamp, and reconcile as Cassandra's do (the greater value wins), so
+// l = l + [6, 8], l[4] = 5 leaves 6.
+func (r *currentRow) applyList(op *columnOp, cells []mutation.Cell) {
+	src := &r.cells
+	if op.col.Kind == schema.Static {
+		src = &r.static
+	}
+	var list, others []mutation.Cell
+	for _, c := range *src {
+		if c.Column == op.col.ID {
+			list = append(list, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	find := func(path []byte) int {
+		return slices.IndexFunc(list, func(c mutation.Cell) bool { return bytes.Equal(c.Path, path) })
+	}
+	var added []mutation.Cell
+	for _, c := range cells {
+		switch {
+		case c.Tombstone && c.Path == nil:
+			list = list[:0]
+		case c.Tombstone:
+			if i := find(c.Path); i >= 0 {
+				list = slices.Delete(list, i, i+1)
+			}
+		case find(c.Path) >= 0:
+			list[find(c.Path)].Value = c.Value
+		default:
+			added = append(added, c)
+		}
+	}
+	if op.kind == opPrepend {
+		list = append(added, list...)
+	} else {
+		list = append(list, added...)
+	}
+	*src = append(others, list...)
+}
+
 // readCurrent reads the live rows cks of one partition, and its static
 // row: empty clusterings stand for the static row alone. Each row is a
 // point slice (the engine sorts and merges them), so that a counter
@@ -293,6 +338,12 @@ func (e *Executor) rowCells(p *modifyPlan, vals []Value, w writeParams, cur *cur
 		before := len(out)
 		if out, err = e.opCells(out, op, vals, w, cur); err != nil {
 			return nil, nil, err
+		}
+		if cur != nil && op.col.Type.Kind == types.List && op.col.Type.IsMultiCell() {
+			// The operations of a statement apply in order: the next
+			// one on this list sees this one's result (Cassandra's
+			// testMultipleOperationOnListWithinTheSameQuery).
+			cur.applyList(op, out[before:])
 		}
 		if op.col.Kind == schema.Static {
 			static = append(static, out[before:]...)
