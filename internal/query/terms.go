@@ -56,7 +56,9 @@ func assignable(k cql.LiteralKind, typ *types.Type) bool {
 	switch k {
 	case cql.LitString:
 		switch typ.Kind {
-		case types.Ascii, types.Text, types.Inet, types.Date, types.Time, types.Timestamp, types.Duration:
+		case types.Ascii, types.Text, types.Inet, types.Date, types.Time, types.Timestamp, types.Duration, types.Tuple:
+			// A tuple is not a native type: a string is weakly
+			// assignable to it, and read by its fromString.
 			return true
 		}
 	case cql.LitInteger:

@@ -27,7 +27,9 @@ import (
 // strings are rejected like Cassandra does (use ParseString to accept them).
 func FromString(t *Type, s string) ([]byte, error) {
 	switch t.Kind {
-	case Ascii, Text, Inet, Date, Time, Timestamp, Custom:
+	case Ascii, Text, Inet, Date, Time, Timestamp, Custom, Tuple:
+		// A tuple is not a native type, so a string is weakly
+		// assignable to it (Constants.Literal.testAssignment).
 		return ParseString(t, s)
 	}
 	return nil, notAssignable("STRING", s, t)
@@ -232,8 +234,44 @@ func ParseString(t *Type, s string) ([]byte, error) {
 			return nil, cqlerr.Invalidf("EmptyType only accept empty values")
 		}
 		return []byte{}, nil
+	case Tuple:
+		return parseTuple(t, s)
 	}
 	return nil, cqlerr.Invalidf("Cannot convert '%s' to a value of type %s", s, t)
+}
+
+// parseTuple is TupleType.fromString: components separated by ':' (not
+// escaped as "\:"), "@" for a null, "\@" for a literal @; fewer
+// components than the type has are allowed.
+func parseTuple(t *Type, s string) ([]byte, error) {
+	var fields []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++ // an escaped character
+		case ':':
+			fields = append(fields, s[start:i])
+			start = i + 1
+		}
+	}
+	fields = append(fields, s[start:])
+	if len(fields) > len(t.Params) {
+		return nil, cqlerr.Invalidf("Invalid tuple literal: too many elements. Type %s expects %d but got %d", t, len(t.Params), len(fields))
+	}
+	parts := make([][]byte, len(fields))
+	for i, f := range fields {
+		if f == "@" {
+			continue
+		}
+		f = strings.ReplaceAll(strings.ReplaceAll(f, "\\:", ":"), "\\@", "@")
+		b, err := ParseString(t.Params[i], f)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = b
+	}
+	return EncodeTuple(parts), nil
 }
 
 // parseJavaInt parses like Java's Integer.parseInt: optional sign, decimal
