@@ -503,6 +503,21 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		// An index does not answer multi-column relations.
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
+	// CONTAINS on a clustering column needs an index in the query, and
+	// then, unless an index answers it, filtering (Cassandra's
+	// processClusteringColumnsRestrictions and needFiltering).
+	if !allowFiltering {
+		for _, f := range p.filters {
+			if f.col != nil && f.col.Kind == schema.Clustering && (f.op == cql.OpContains || f.op == cql.OpContainsKey) {
+				if len(covered) == 0 {
+					return cqlerr.Invalidf("Clustering columns can only be restricted with CONTAINS with a secondary index or filtering")
+				}
+				if !covered[f.col] {
+					return cqlerr.Invalidf(requiresAllowFilteringMessage)
+				}
+			}
+		}
+	}
 	// Regular and static column restrictions: without ALLOW FILTERING, only
 	// on indexed columns, and on one column unless all are
 	// storage-attached indexes.
