@@ -66,20 +66,6 @@ type casSpec struct {
 	conds                 []condition
 }
 
-// staticOnly reports whether the IF clause has only conditions on static
-// columns (a DELETE may then leave the clustering unrestricted).
-func (cs *casSpec) staticOnly() bool {
-	if cs.ifExists || cs.ifNotExists || len(cs.conds) == 0 {
-		return false
-	}
-	for _, cd := range cs.conds {
-		if cd.col.Kind != schema.Static {
-			return false
-		}
-	}
-	return true
-}
-
 // condition is one IF condition.
 type condition struct {
 	col  *schema.Column
@@ -214,6 +200,51 @@ func (c *compiled) compileConditions(t *schema.Table, ifExists bool, conds []cql
 	return cs, nil
 }
 
+// checkCASMix refuses, as Cassandra's CQL3CasRequest does, a batch whose
+// statements test one row in different ways: IF EXISTS and IF NOT EXISTS,
+// or either and IF conditions. Conditions on static columns test the
+// static row. Checked in statement order, with Cassandra's messages.
+func checkCASMix(plans []*modifyPlan, targets []casTarget) error {
+	const conds = 0
+	const exists, notExists = 1, 2
+	kinds := map[string]int{}
+	rowKey := func(ck [][]byte) string {
+		if ck == nil {
+			return "static"
+		}
+		return "row " + string(mutation.CompositeKey(ck))
+	}
+	for i, p := range plans {
+		cs := p.cas
+		if cs == nil {
+			continue
+		}
+		row := rowKey(targets[i].ck)
+		if cs.ifExists || cs.ifNotExists {
+			kind := exists
+			if cs.ifNotExists {
+				kind = notExists
+			}
+			if prev, ok := kinds[row]; ok && prev != kind {
+				return cqlerr.Invalidf("Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
+			}
+			kinds[row] = kind
+			continue
+		}
+		for _, cd := range cs.conds {
+			k := row
+			if cd.col.Kind == schema.Static {
+				k = rowKey(nil)
+			}
+			if prev, ok := kinds[k]; ok && prev != conds {
+				return cqlerr.Invalidf("Cannot mix IF conditions and IF NOT EXISTS for the same row")
+			}
+			kinds[k] = conds
+		}
+	}
+	return nil
+}
+
 // casTarget is the row a conditional statement is about.
 type casTarget struct {
 	key []byte
@@ -258,6 +289,9 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		} else if len(t.Clustering) == 0 {
 			targets[i].ck = [][]byte{}
 		}
+	}
+	if err := checkCASMix(plans, targets); err != nil {
+		return nil, err
 	}
 	key := targets[0].key
 	unlock, err := e.cfg.Coordinator.LockPartitions(ctx, []PartitionRef{{TableID: t.ID, Key: key}})
@@ -434,14 +468,25 @@ func (cd *condition) current(t *schema.Table, r *outRow, vals []Value) ([]byte, 
 		if unset {
 			return nil, cqlerr.Invalidf("Invalid 'unset' value in condition")
 		}
+		list := cd.col.Type.Kind == types.List
 		if k == nil {
-			if cd.col.Type.Kind == types.List {
-				return nil, cqlerr.Invalidf("Invalid null value for list index")
+			if list {
+				return nil, cqlerr.Invalidf("Invalid null value for list element access")
 			}
-			return nil, cqlerr.Invalidf("Invalid null value for map key")
+			return nil, cqlerr.Invalidf("Invalid null value for map element access")
+		}
+		var idx int32
+		if list {
+			if idx = int32(binary.BigEndian.Uint32(k)); idx < 0 {
+				return nil, cqlerr.Invalidf("Invalid negative list index %d", idx)
+			}
 		}
 		if r == nil {
 			return nil, nil
+		}
+		if !cd.col.Type.IsMultiCell() {
+			// A frozen collection is one value.
+			return frozenElement(cd.col.Type, r.value(t, cd.col), k, idx)
 		}
 		cells := r.cells
 		if cd.col.Kind == schema.Static {
@@ -453,12 +498,11 @@ func (cd *condition) current(t *schema.Table, r *outRow, vals []Value) ([]byte, 
 				els = append(els, c)
 			}
 		}
-		if cd.col.Type.Kind == types.List {
-			i := int32(binary.BigEndian.Uint32(k))
-			if i < 0 || int(i) >= len(els) {
+		if list {
+			if int(idx) >= len(els) {
 				return nil, nil
 			}
-			return els[i].Value, nil
+			return els[idx].Value, nil
 		}
 		for _, c := range els {
 			if types.Compare(cd.col.Type.Params[0], c.Path, k) == 0 {
@@ -474,6 +518,31 @@ func (cd *condition) current(t *schema.Table, r *outRow, vals []Value) ([]byte, 
 		return udtFieldValue(r.value(t, cd.col), cd.field), nil
 	}
 	return r.value(t, cd.col), nil
+}
+
+// frozenElement returns element idx of a frozen list, or the value of key
+// k in a frozen map (nil: none, or a null collection).
+func frozenElement(typ *types.Type, v, k []byte, idx int32) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if typ.Kind == types.List {
+		els, err := types.DecodeCollection(v)
+		if err != nil || int(idx) >= len(els) {
+			return nil, err
+		}
+		return els[idx], nil
+	}
+	ks, vs, err := types.DecodeMap(v)
+	if err != nil {
+		return nil, err
+	}
+	for i, key := range ks {
+		if types.Compare(typ.Params[0], key, k) == 0 {
+			return vs[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // normalize treats an empty non-frozen collection as null, as Cassandra
@@ -585,10 +654,19 @@ func (cd *condition) applies(t *schema.Table, r *outRow, vals []Value) (bool, er
 	if v == nil {
 		return false, cqlerr.Invalidf("Invalid comparison with null for operator \"%s\"", cd.op)
 	}
-	if cur == nil {
+	var c int
+	switch {
+	case cur == nil && isCollection(cd.typ) && cd.typ.IsMultiCell():
+		// A non-frozen collection without elements is empty, which
+		// sorts before any other (MultiCellCollectionBound).
+		if c = -1; normalize(cd.typ, v) == nil {
+			c = 0
+		}
+	case cur == nil:
 		return false, nil
+	default:
+		c = types.Compare(cd.typ, cur, v)
 	}
-	c := types.Compare(cd.typ, cur, v)
 	switch cd.op {
 	case cql.OpLt:
 		return c < 0, nil

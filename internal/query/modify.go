@@ -268,6 +268,15 @@ func checkKeyComplete(t *schema.Table, p *modifyPlan, staticOnly bool) error {
 // (DeleteStatement.addUpdateForKey).
 var errRangeColumns = cqlerr.Invalidf("Range deletions are not supported for specific columns")
 
+// regularConditions reports IF conditions on regular columns (an unknown
+// column fails later).
+func regularConditions(t *schema.Table, conds []cql.Condition) bool {
+	return slices.ContainsFunc(conds, func(cd cql.Condition) bool {
+		col := t.Column(cd.Column)
+		return col != nil && col.Kind == schema.Regular
+	})
+}
+
 // checkStaticOnly is StatementRestrictions' rule for UPDATE and DELETE:
 // a statement whose operations and conditions touch static columns only
 // (ModificationStatement.appliesOnlyToStaticColumns) may not restrict the
@@ -286,7 +295,9 @@ func checkStaticOnly(t *schema.Table, p *modifyPlan, conds []cql.Condition, what
 	if !restricted {
 		return nil
 	}
-	regular, static := false, false
+	// A whole-row deletion deletes regular columns (Operations.
+	// appliesToRegularColumns of a DELETE without columns).
+	regular, static := p.deleteRow, false
 	note := func(col *schema.Column) {
 		switch {
 		case col == nil:
@@ -933,7 +944,9 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := checkStaticOnly(t, p, st.Conditions, "UPDATE"); err != nil {
 		return err
 	}
-	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0); err != nil {
+	// A condition on a regular column needs the row (ModificationStatement.
+	// appliesOnlyToStaticColumns looks at conditions too).
+	if err := checkKeyComplete(t, p, staticOnly && len(p.ops) > 0 && !regularConditions(t, st.Conditions)); err != nil {
 		return err
 	}
 	if err := p.checkNonKey(); err != nil {
@@ -1044,8 +1057,16 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		if err != nil {
 			return err
 		}
-		if (p.sliced() || (p.deleteRow && n < len(p.ck))) && !cs.staticOnly() {
-			return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.Clustering[n].Name)
+		if p.sliced() || n < len(t.Clustering) {
+			// Not the whole primary key by equalities: only static
+			// columns may be deleted and tested (DeleteStatement.Parsed;
+			// a whole-row deletion deletes regular columns).
+			if p.deleteRow || slices.ContainsFunc(p.ops, func(op columnOp) bool { return op.col.Kind == schema.Regular }) {
+				return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns")
+			}
+			if regularConditions(t, st.Conditions) {
+				return cqlerr.Invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns")
+			}
 		}
 		p.cas = cs
 	}
