@@ -483,7 +483,7 @@ func everyTypeRoundTrip(t *testing.T, proto int) {
 			{"INSERT INTO ks.every (k, " + tsCol + ") VALUES (-1, 'yesterday')", nil, `Unable to parse a date/time from 'yesterday'`},
 			{"INSERT INTO ks.every (k, " + inetCol + ") VALUES (-1, 'nope')", nil, `Unable to make inet address from 'nope'`},
 			{"INSERT INTO ks.every (k, " + blobCol + ") VALUES (-1, 'abc')", nil, `Invalid STRING constant (abc) for "` + blobCol + `" of type blob`},
-			{"INSERT INTO ks.every (k, " + listCol + ") VALUES (-1, [1, 'a'])", nil, `Invalid STRING constant (a) for "` + listCol + `" of type int`},
+			{"INSERT INTO ks.every (k, " + listCol + ") VALUES (-1, [1, 'a'])", nil, `Invalid list literal for ` + listCol + `: value 'a' is not of type int`}, // Lists.Literal.validateAssignableTo
 			{"INSERT INTO ks.every (k, " + intCol + ") VALUES (-1, ?)", []any{rawValue{1, 2, 3}}, `Expected 4 or 0 byte int (3)`},
 			{"INSERT INTO ks.every (k, " + dateCol + ") VALUES (-1, ?)", []any{rawValue{1}}, `Expected 4 byte long for date (1)`},
 			{"INSERT INTO ks.every (k, " + listCol + ") VALUES (-1, ?)", []any{rawValue{0, 0, 0, 1, 0, 0, 0, 2, 0}}, ``},

@@ -451,7 +451,11 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 	typ := arg.typ
 	if typ.Kind != types.Map && typ.Kind != types.Set {
 		if typ.Kind == types.List {
-			return nil, cqlerr.Invalidf("Element selection is only allowed on sets and maps, but %s is a list", arg.name)
+			what := "Element"
+			if x.Slice {
+				what = "Slice"
+			}
+			return nil, cqlerr.Invalidf("%s selection is only allowed on sets and maps, but %s is a list", what, arg.name)
 		}
 		return nil, cqlerr.Invalidf("Invalid element selection: %s is of type %s is not a collection", arg.name, typ)
 	}

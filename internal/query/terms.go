@@ -226,6 +226,12 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 			return nil, cqlerr.Invalidf("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d",
 				recv.Name, recv.Type, len(recv.Type.Params), len(x.Elems))
 		}
+		for i, el := range x.Elems {
+			// Tuples.Literal.validateAssignableTo.
+			if !termAssignable(el, recv.Type.Params[i]) {
+				return nil, cqlerr.Invalidf("Invalid tuple literal for %s: component %d is not of type %s", recv.Name, i, recv.Type.Params[i])
+			}
+		}
 		fns := make([]termFn, len(x.Elems))
 		for i, el := range x.Elems {
 			f, err := c.compileTerm(el, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
@@ -255,7 +261,15 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 	elem := func(t *types.Type) ColumnSpec {
 		return ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: t}
 	}
-	compileAll := func(ts []cql.Term, t *types.Type) ([]termFn, error) {
+	kindName := map[cql.CollectionKind]string{cql.ListLiteral: "list", cql.SetLiteral: "set", cql.MapLiteral: "map"}[x.Kind]
+	// compileAll compiles the elements (what: "value", or a map's "key")
+	// after Cassandra's validateAssignableTo checks each.
+	compileAll := func(ts []cql.Term, t *types.Type, what string) ([]termFn, error) {
+		for _, el := range ts {
+			if !termAssignable(el, t) {
+				return nil, cqlerr.Invalidf("Invalid %s literal for %s: %s %s is not of type %s", kindName, recv.Name, what, termText(el), t)
+			}
+		}
 		fns := make([]termFn, len(ts))
 		for i, el := range ts {
 			f, err := c.compileTerm(el, elem(t), now)
@@ -282,7 +296,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 	}
 	switch {
 	case typ.Kind == types.List && x.Kind == cql.ListLiteral:
-		fns, err := compileAll(x.Elems, typ.Params[0])
+		fns, err := compileAll(x.Elems, typ.Params[0], "value")
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +311,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 		if len(x.Elems) != typ.Dimension {
 			return nil, cqlerr.Invalidf("Invalid vector literal for %s of type %s; expected %d elements, but given %d", recv.Name, typ, typ.Dimension, len(x.Elems))
 		}
-		fns, err := compileAll(x.Elems, typ.Params[0])
+		fns, err := compileAll(x.Elems, typ.Params[0], "value")
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +323,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 			return types.EncodeVector(typ, els), false, nil
 		}, nil
 	case typ.Kind == types.Set && (x.Kind == cql.SetLiteral || x.Kind == cql.MapLiteral && len(x.Keys) == 0):
-		fns, err := compileAll(x.Elems, typ.Params[0])
+		fns, err := compileAll(x.Elems, typ.Params[0], "value")
 		if err != nil {
 			return nil, err
 		}
@@ -322,11 +336,11 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 			return types.EncodeSet(et, els), false, nil
 		}, nil
 	case typ.Kind == types.Map && x.Kind == cql.MapLiteral:
-		kfns, err := compileAll(x.Keys, typ.Params[0])
+		kfns, err := compileAll(x.Keys, typ.Params[0], "key")
 		if err != nil {
 			return nil, err
 		}
-		vfns, err := compileAll(x.Values, typ.Params[1])
+		vfns, err := compileAll(x.Values, typ.Params[1], "value")
 		if err != nil {
 			return nil, err
 		}
@@ -343,8 +357,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 			return types.EncodeMap(kt, ks, vs), false, nil
 		}, nil
 	}
-	kind := map[cql.CollectionKind]string{cql.ListLiteral: "list", cql.SetLiteral: "set", cql.MapLiteral: "map"}[x.Kind]
-	return nil, cqlerr.Invalidf("Invalid %s literal for %s of type %s", kind, recv.Name, typ)
+	return nil, cqlerr.Invalidf("Invalid %s literal for %s of type %s", kindName, recv.Name, typ)
 }
 
 // compileTermFunction supports the native functions that make sense as
