@@ -171,6 +171,13 @@ func (c *compiled) compileAssignment(t *schema.Table, col *schema.Column, a cql.
 		}
 		f, err := c.compileTerm(a.Value, spec(t, col.Name, recv), now)
 		if err != nil {
+			if typ.Kind == types.Map && cqlerr.As(err).Code == cqlerr.Invalid {
+				// Operation.Addition and Substraction replace the error.
+				if kind == opAdd {
+					return columnOp{}, cqlerr.Invalidf("Value for a map addition has to be a map, but was: '%s'", termText(a.Value))
+				}
+				return columnOp{}, cqlerr.Invalidf("Value for a map substraction has to be a set, but was: '%s'", termText(a.Value))
+			}
 			return columnOp{}, err
 		}
 		return columnOp{col: col, kind: kind, value: f}, nil
