@@ -268,6 +268,16 @@ func checkKeyComplete(t *schema.Table, p *modifyPlan, staticOnly bool) error {
 // (DeleteStatement.addUpdateForKey).
 var errRangeColumns = cqlerr.Invalidf("Range deletions are not supported for specific columns")
 
+// prepareConditions compiles the IF clause of an UPDATE or DELETE (nil
+// without one) before the rest of the statement, as Cassandra's
+// ModificationStatement.Parsed.prepare does: its errors come first.
+func (c *compiled) prepareConditions(t *schema.Table, ifExists bool, conds []cql.Condition, now nowFunc) (*casSpec, error) {
+	if !ifExists && len(conds) == 0 {
+		return nil, nil
+	}
+	return c.compileConditions(t, ifExists, conds, now)
+}
+
 // regularConditions reports IF conditions on regular columns (an unknown
 // column fails later).
 func regularConditions(t *schema.Table, conds []cql.Condition) bool {
@@ -920,6 +930,10 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := checkCounterUsing(t, st.Using); err != nil {
 		return err
 	}
+	cs, err := c.prepareConditions(t, st.IfExists, st.Conditions, e.now)
+	if err != nil {
+		return err
+	}
 	staticOnly := true
 	for _, a := range st.Set {
 		col, err := columnOf(t, a.Column)
@@ -952,12 +966,8 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := p.checkNonKey(); err != nil {
 		return err
 	}
-	if st.IfExists || len(st.Conditions) > 0 {
+	if cs != nil {
 		if err := checkConditional(t, p, st.Using, "updates"); err != nil {
-			return err
-		}
-		cs, err := c.compileConditions(t, st.IfExists, st.Conditions, e.now)
-		if err != nil {
 			return err
 		}
 		p.cas = cs
@@ -980,6 +990,10 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 		return err
 	}
 	if err := checkCounterUsing(t, st.Using); err != nil {
+		return err
+	}
+	cs, err := c.prepareConditions(t, st.IfExists, st.Conditions, e.now)
+	if err != nil {
 		return err
 	}
 	staticOnly := true
@@ -1049,12 +1063,8 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	if !p.deleteRow && staticOnly && n == 0 {
 		p.ck = nil
 	}
-	if st.IfExists || len(st.Conditions) > 0 {
+	if cs != nil {
 		if err := checkConditional(t, p, st.Using, "deletions"); err != nil {
-			return err
-		}
-		cs, err := c.compileConditions(t, st.IfExists, st.Conditions, e.now)
-		if err != nil {
 			return err
 		}
 		if p.sliced() || n < len(t.Clustering) {
