@@ -485,7 +485,7 @@ func (p *modifyPlan) checkClustering() (int, error) {
 		if len(slices) > 0 {
 			p.ckSlice = slices[0]
 		}
-		if err := tr.checkPlacement(t, p.ck, n, slices); err != nil {
+		if err := tr.checkPlacement(t, p.ck, n, slices, false); err != nil {
 			return 0, err
 		}
 		return n, nil

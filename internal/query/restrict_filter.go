@@ -41,6 +41,9 @@ func (c *compiled) compileMapElementRelation(p *selectPlan, col *schema.Column, 
 	if col.Type.Kind != types.Map {
 		return nil, cqlerr.Invalidf("Column %s cannot be used as a map", col.Name)
 	}
+	if !col.Type.IsMultiCell() {
+		return nil, cqlerr.Invalidf("Map-entry equality predicates on frozen map column %s are not supported", col.Name)
+	}
 	if r.Op != cql.OpEq {
 		return nil, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
 	}
@@ -53,6 +56,47 @@ func (c *compiled) compileMapElementRelation(p *selectPlan, col *schema.Column, 
 		return nil, err
 	}
 	return &rowFilter{col: col, op: r.Op, value: v, mapKey: k}, nil
+}
+
+// checkFilterValues evaluates the values of the row filters once, before
+// the read, refusing nulls and unset values with Cassandra's messages, as
+// its restrictions do when they build the RowFilter: whether or not a row
+// is then read.
+func (p *selectPlan) checkFilterValues(vals []Value) error {
+	for i := range p.filters {
+		f := &p.filters[i]
+		if f.mapKey != nil {
+			k, unset, err := f.mapKey(vals)
+			switch {
+			case err != nil:
+				return err
+			case unset:
+				return cqlerr.Invalidf("Unsupported unset map key for column %s", f.col.Name)
+			case k == nil:
+				return cqlerr.Invalidf("Unsupported null map key for column %s", f.col.Name)
+			}
+		}
+		if f.value == nil {
+			continue // IN lists are checked as they are expanded
+		}
+		v, unset, err := f.value(vals)
+		what := "value"
+		switch {
+		case f.mapKey != nil:
+			what = "map value"
+		case f.op == cql.OpContainsKey:
+			what = "map key"
+		}
+		switch {
+		case err != nil:
+			return err
+		case unset:
+			return cqlerr.Invalidf("Unsupported unset %s for column %s", what, f.col.Name)
+		case v == nil:
+			return cqlerr.Invalidf("Unsupported null %s for column %s", what, f.col.Name)
+		}
+	}
+	return nil
 }
 
 // matchCollection evaluates a collection filter against a column value.

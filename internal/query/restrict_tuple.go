@@ -220,8 +220,10 @@ func tupleComponent(f termFn, i int, col *schema.Column) termFn {
 // checkPlacement checks the tuple restriction against the other
 // clustering restrictions: ck (= and IN, with n the length of their
 // prefix) and the single-column slices. It must start right after the
-// prefix, and no column after its start may be restricted otherwise.
-func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int, slices []*sliceTerms) error {
+// prefix, and no column after its start may be restricted otherwise;
+// with filtering (a SELECT's ALLOW FILTERING), columns after its own may,
+// as filters.
+func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int, slices []*sliceTerms, filtering bool) error {
 	if tr.start < n {
 		return mergeKeyRestriction(tr.cols[0], ck[tr.start], false)
 	}
@@ -240,6 +242,9 @@ func (tr *tupleRestriction) checkPlacement(t *schema.Table, ck []*keyVals, n int
 		}
 		if i < tr.start+len(tr.cols) {
 			return cqlerr.Invalidf("Column \"%s\" cannot be restricted by both a tuple notation inequality and a single column inequality", t.Clustering[i].Name)
+		}
+		if filtering {
+			continue
 		}
 		return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, tr.cols[0].Name)
 	}

@@ -441,7 +441,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if ckSlices, err = tr.absorb(ckSlices); err != nil {
 			return err
 		}
-		if err := tr.checkPlacement(t, ck, n, ckSlices); err != nil {
+		if err := tr.checkPlacement(t, ck, n, ckSlices, allowFiltering); err != nil {
 			return err
 		}
 		if tr.lower == nil && tr.upper == nil {
@@ -491,11 +491,23 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		usable = false
 		filtering = true
 	}
+	if !usable && !allowFiltering {
+		// An index answers a clustering restriction that cannot extend
+		// the prefix; the others are then filtered, which needs ALLOW
+		// FILTERING unless an index answers them too (Cassandra's
+		// IndexRestrictions.needsFiltering: WHERE k = ? AND c1 > ? AND
+		// c2 = ?, c2 indexed, needs it).
+		for i, kv := range ck {
+			if kv != nil && !covered[t.Clustering[i]] {
+				return cqlerr.Invalidf(requiresAllowFilteringMessage)
+			}
+		}
+		if slice != nil && !covered[slice.col] || p.ckTuple != nil {
+			return cqlerr.Invalidf(requiresAllowFilteringMessage)
+		}
+	}
 	p.ck = ck[:n]
 	p.ckSlice = slice
-	if !usable {
-		// Keep the prefix; the rest is filtered.
-	}
 	if p.pk == nil && (n > 0 || slice != nil || p.ckTuple != nil) && !allowFiltering && covered == nil {
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
@@ -576,7 +588,8 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		keep = append(keep, f)
 	}
 	p.filters = keep
-	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil) {
+	regular := slices.ContainsFunc(p.filters, func(f rowFilter) bool { return f.col != nil && f.col.Kind != schema.PartitionKey && f.col.Kind != schema.Static })
+	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil || regular) {
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
 	return nil
@@ -979,6 +992,9 @@ func (e *Executor) executeSelect(ctx context.Context, c *compiled, opts *Options
 			return nil, err
 		}
 		limit = ps.remaining
+	}
+	if err := p.checkFilterValues(vals); err != nil {
+		return nil, err
 	}
 	r := &reader{e: e, ctx: ctx, p: p, cl: Consistency(opts.Consistency), slices: slices, vals: vals,
 		nowSec: e.now().Unix(), perPartition: perPartition}
