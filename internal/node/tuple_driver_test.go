@@ -81,3 +81,27 @@ func TestDriverTupleRelationsInModifications(t *testing.T) {
 		t.Fatalf("counters: %s, want %s", got, want)
 	}
 }
+
+// TestDriverIndexValueOver64K checks that a legacy index refuses a value
+// of 64 KiB or more, which it cannot hold as its partition key, as
+// Cassandra's CassandraIndex.validate does (SelectTest.
+// testIndexQueryWithValueOver64K); a query without the index answers it.
+func TestDriverIndexValueOver64K(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE TABLE ks.big (a int, b int, c text, PRIMARY KEY (a, b))",
+		"CREATE INDEX big_c ON ks.big (c)",
+		"INSERT INTO ks.big (a, b, c) VALUES (1, 1, 'x')",
+	)
+	big := strings.Repeat("x", 70000)
+	err := s.Query("SELECT a FROM ks.big WHERE c = ?", big).Exec()
+	var rerr gocql.RequestError
+	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != "Index expression values may not be larger than 64K" {
+		t.Fatalf("indexed value of 70,000 bytes: %v, want Invalid (64K)", err)
+	}
+	if err := s.Query("DROP INDEX ks.big_c").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Query("SELECT a FROM ks.big WHERE c = ? ALLOW FILTERING", big).Iter().NumRows(); n != 0 {
+		t.Fatalf("filtered: %d rows, want 0", n)
+	}
+}

@@ -120,10 +120,14 @@ func (ip *indexPlan) indexKey(vals []Value) ([]byte, error) {
 		return nil, err
 	}
 	if unset {
-		return nil, cqlerr.Invalidf("Invalid unset value for column %s", ip.col.Name)
+		return nil, cqlerr.Invalidf("Unsupported unset value for column %s", ip.col.Name)
 	}
 	if v == nil {
 		return nil, cqlerr.Invalidf("Unsupported null value for column %s", ip.col.Name)
+	}
+	if !ip.ix.SAI() && len(v) >= 0xFFFF {
+		// CassandraIndex.validate: the value is the index's partition key.
+		return nil, cqlerr.Invalidf("Index expression values may not be larger than 64K")
 	}
 	if ip.mapKey == nil {
 		if a := analyzer(ip.ix, ip.col); a != nil {
