@@ -588,7 +588,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		keep = append(keep, f)
 	}
 	p.filters = keep
-	regular := slices.ContainsFunc(p.filters, func(f rowFilter) bool { return f.col != nil && f.col.Kind != schema.PartitionKey && f.col.Kind != schema.Static })
+	regular := slices.ContainsFunc(p.filters, func(f rowFilter) bool {
+		return f.col != nil && f.col.Kind != schema.PartitionKey && f.col.Kind != schema.Static
+	})
 	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil || regular) {
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
