@@ -555,3 +555,31 @@ func TestRowPresize(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyPartitionKey checks that an empty partition key is a key like
+// any other (a legacy index keeps the rows of empty values under one),
+// next to the partitions it sorts between, in both engines; only a
+// missing key is refused.
+func TestEmptyPartitionKey(t *testing.T) {
+	tbl := testTable()
+	for name, e := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			empty := &mutation.PartitionUpdate{TableID: tbl.ID, Key: []byte{}, Token: 7, Deletion: mutation.Live}
+			empty.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 42))}
+			other := update(tbl, 1)
+			other.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 1))}
+			mustApply(t, e, tbl, empty, other)
+			ps := mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, Key: []byte{}, Token: 7, NowSec: 1000})
+			if len(ps) != 1 || len(ps[0].Rows) != 1 || len(ps[0].Key) != 0 {
+				t.Fatalf("empty key: %+v", ps)
+			}
+			if ps := mustRead(t, e, tbl, pointRead(tbl, 1)); len(ps) != 1 {
+				t.Fatalf("pk 1 beside it: %d partitions", len(ps))
+			}
+			none := &mutation.PartitionUpdate{TableID: tbl.ID, Token: 7, Deletion: mutation.Live}
+			if err := e.Apply(context.Background(), tbl, none); err == nil {
+				t.Fatal("a missing key was applied")
+			}
+		})
+	}
+}

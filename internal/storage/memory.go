@@ -110,8 +110,8 @@ func (m *Memory) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 		if u.TableID != [16]byte(t.ID) {
 			return fmt.Errorf("storage: update for table %x applied to table %s", u.TableID, t.ID)
 		}
-		if len(u.Key) == 0 {
-			return errors.New("storage: empty partition key")
+		if u.Key == nil {
+			return errors.New("storage: no partition key")
 		}
 	}
 	for _, u := range updates {

@@ -462,8 +462,10 @@ func (w *batchWriter) encode(t *schema.Table, u *mutation.PartitionUpdate, b *pe
 	if u.TableID != [16]byte(t.ID) {
 		return fmt.Errorf("storage: update for table %x applied to table %s", u.TableID, t.ID)
 	}
-	if len(u.Key) == 0 {
-		return errors.New("storage: empty partition key")
+	if u.Key == nil {
+		// An empty key is a key: a legacy index's partition of empty
+		// values (the query layer refuses empty keys of user tables).
+		return errors.New("storage: no partition key")
 	}
 	pp := appendPartitionPrefix(w.pp[:0], u.TableID, u.Token, u.Key)
 	w.pp = pp
