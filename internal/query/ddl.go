@@ -679,6 +679,9 @@ func tableParamsOver(p schema.TableParams, props []cql.Property) (schema.TablePa
 			if err == nil && p.DefaultTimeToLive < 0 {
 				err = cqlerr.ConfigErrorf("default_time_to_live must be greater than or equal to 0 (got %d)", p.DefaultTimeToLive)
 			}
+			if err == nil && p.DefaultTimeToLive > maxTTL {
+				err = cqlerr.ConfigErrorf("default_time_to_live must be less than or equal to %d (got %d)", maxTTL, p.DefaultTimeToLive)
+			}
 		case "gc_grace_seconds":
 			p.GCGraceSeconds, err = integer()
 			if err == nil && p.GCGraceSeconds < 0 {

@@ -1189,6 +1189,11 @@ func (e *Executor) writeParams(p *modifyPlan, opts *Options) (writeParams, error
 	default:
 		w.ts = e.timestamp()
 	}
+	if w.ts == math.MinInt64 {
+		// Cassandra's UpdateParameters: Long.MIN_VALUE means "no
+		// timestamp" in its storage.
+		return w, cqlerr.Invalidf("Out of bound timestamp, must be in [%d, %d]", int64(math.MinInt64+1), int64(math.MaxInt64))
+	}
 	w.ttl = p.table.Params.DefaultTimeToLive
 	if p.ttl != nil {
 		ttl, unset, err := evalInt32(p.ttl, opts.Values)
