@@ -433,7 +433,7 @@ def run_config(proto, compression):
                 ("INSERT INTO bad (k, i) VALUES (1, 2147483648)", "Unable to make int from '2147483648'"),
                 ("INSERT INTO bad (k, d) VALUES (1, '2024-02-30')",
                  "Unable to coerce '2024-02-30' to a formatted date (long)"),
-                ("INSERT INTO bad (k, l) VALUES (1, [1, 'a'])", 'Invalid STRING constant (a) for "l" of type int'),
+                ("INSERT INTO bad (k, l) VALUES (1, [1, 'a'])", "Invalid list literal for l: value 'a' is not of type int"),
             ]:
                 try:
                     session.execute(q)
