@@ -105,3 +105,51 @@ func TestDriverIndexValueOver64K(t *testing.T) {
 		t.Fatalf("filtered: %d rows, want 0", n)
 	}
 }
+
+// TestDriverIndexedWriteOver64K checks that a write whose indexed value a
+// legacy index cannot hold (64 KiB or more) is refused before anything is
+// written, as Cassandra's CassandraIndex.validateIndexedValue does
+// (SecondaryIndexTest.testIndexOnCompositeValueOver64k); the column's
+// other writes, and tables without the index, take it.
+func TestDriverIndexedWriteOver64K(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE TABLE ks.w (a int PRIMARY KEY, b int, c blob)",
+		"CREATE INDEX w_c ON ks.w (c)",
+		"CREATE TABLE ks.plain (a int PRIMARY KEY, c blob)",
+	)
+	big := make([]byte, 66560)
+	err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (0, 0, ?)", big).Exec()
+	var rerr gocql.RequestError
+	want := "Cannot index value of size 66560 for index w_c on ks.w(c) (maximum allowed size=65535)"
+	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != want {
+		t.Fatalf("indexed write of 66,560 bytes: %v, want Invalid %q", err, want)
+	}
+	if n := s.Query("SELECT a FROM ks.w").Iter().NumRows(); n != 0 {
+		t.Fatalf("%d rows written, want none", n)
+	}
+	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (0, 0, ?)", big[:1000]).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query("INSERT INTO ks.plain (a, c) VALUES (0, ?)", big).Exec(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDriverIndexedBatchOver64K checks that a logged batch over two tables
+// writes neither when the second's indexed value is too large.
+func TestDriverIndexedBatchOver64K(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE TABLE ks.first (a int PRIMARY KEY, c blob)",
+		"CREATE TABLE ks.second (a int PRIMARY KEY, c blob)",
+		"CREATE INDEX second_c ON ks.second (c)",
+	)
+	b := s.Batch(gocql.LoggedBatch)
+	b.Query("INSERT INTO ks.first (a, c) VALUES (0, 0x00)")
+	b.Query("INSERT INTO ks.second (a, c) VALUES (0, ?)", make([]byte, 70000))
+	if err := b.Exec(); err == nil || !strings.Contains(err.Error(), "Cannot index value of size 70000") {
+		t.Fatalf("batch: %v, want Invalid (index size)", err)
+	}
+	if n := s.Query("SELECT a FROM ks.first").Iter().NumRows(); n != 0 {
+		t.Fatalf("first table: %d rows written, want none", n)
+	}
+}

@@ -417,7 +417,11 @@ func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consiste
 	if err := validateVectorWrites(t, ups); err != nil {
 		return err
 	}
-	for ix, ius := range indexUpdates(t, ups) {
+	iups := indexUpdates(t, ups)
+	if err := checkIndexedValues(t, iups); err != nil {
+		return err
+	}
+	for ix, ius := range iups {
 		for _, pu := range ius {
 			pu.Token = e.cfg.Partitioner.Token(pu.Key)
 		}
@@ -426,6 +430,24 @@ func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consiste
 		}
 	}
 	return e.cfg.Coordinator.Mutate(ctx, t, cl, ups)
+}
+
+// checkIndexedValues refuses index entries a legacy index cannot hold,
+// before anything is written (CassandraIndex.validateIndexedValue: the
+// value is the index's partition key, at most 64 KiB - 1).
+func checkIndexedValues(t *schema.Table, iups map[*schema.Index][]*mutation.PartitionUpdate) error {
+	for ix, ius := range iups {
+		if ix.SAI() {
+			continue
+		}
+		for _, pu := range ius {
+			if len(pu.Key) >= 0xFFFF {
+				return cqlerr.Invalidf("Cannot index value of size %d for index %s on %s.%s(%s) (maximum allowed size=%d)",
+					len(pu.Key), ix.Name, t.Keyspace, t.Name, ix.Column, 0xFFFF)
+			}
+		}
+	}
+	return nil
 }
 
 // truncate removes the data of t, of its indexes and of its views.

@@ -1567,6 +1567,15 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 		}
 		return &Result{Kind: VoidResult, Warnings: warns}, nil
 	}
+	if len(tables) > 1 {
+		// Every table's indexed values are checked before the first
+		// table is written, as Cassandra validates every mutation first.
+		for _, bt := range tables {
+			if err := checkIndexedValues(bt.t, indexUpdates(bt.t, bt.ups)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, bt := range tables {
 		if len(bt.ups) == 0 {
 			continue
