@@ -1223,6 +1223,9 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		return nil, err
 	}
 	var cks [][][]byte
+	// ranges are the range deletions of a DELETE, the same in every
+	// partition: evaluated once.
+	var ranges []mutation.Slice
 	if p.ck != nil {
 		cks, err = clusterings(t, p.ck, opts.Values)
 		if err != nil {
@@ -1234,16 +1237,22 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			// addUpdates returns when the clusterings are empty).
 			return nil, nil
 		}
-		if p.rangeColumns && len(keys) > 0 {
-			// Unless every range is empty.
+		if p.deleteRow || p.rangeColumns {
 			for _, ck := range cks {
+				if len(ck) == len(t.Clustering) && !p.sliced() {
+					continue // a row, not a range
+				}
 				sls, err := p.ranges(ck, opts.Values)
 				if err != nil {
 					return nil, err
 				}
-				if len(sls) > 0 {
-					return nil, errRangeColumns
-				}
+				ranges = append(ranges, sls...)
+			}
+		}
+		if p.rangeColumns && len(keys) > 0 {
+			// Unless every range is empty.
+			if len(ranges) > 0 {
+				return nil, errRangeColumns
 			}
 			return nil, nil
 		}
@@ -1291,15 +1300,10 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			for _, ck := range cks {
 				if len(ck) == len(t.Clustering) && !p.sliced() {
 					u.Rows = append(u.Rows, mutation.Row{Clustering: ck, Marker: mutation.NoLiveness, Deletion: deletion})
-					continue
 				}
-				sls, err := p.ranges(ck, opts.Values)
-				if err != nil {
-					return nil, err
-				}
-				for _, sl := range sls {
-					u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
-				}
+			}
+			for _, sl := range ranges {
+				u.RangeTombstones = append(u.RangeTombstones, mutation.RangeTombstone{Slice: sl, Deletion: deletion})
 			}
 		default:
 			first := true
@@ -1354,10 +1358,11 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 func (p *modifyPlan) ranges(ck [][]byte, vals []Value) ([]mutation.Slice, error) {
 	var out []mutation.Slice
 	if p.ckTuple != nil {
-		var err error
-		if out, err = p.ckTuple.appendRanges(nil, ck, vals); err != nil {
+		lower, upper, err := p.ckTuple.bounds(vals)
+		if err != nil {
 			return nil, err
 		}
+		out = p.ckTuple.appendRanges(nil, ck, lower, upper)
 	} else {
 		sl, err := deleteSlice(p.table, ck, p.ckSlice, vals)
 		if err != nil {

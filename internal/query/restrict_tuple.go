@@ -398,13 +398,32 @@ func (tr *tupleRestriction) tupleSlices(t *schema.Table, prefixes [][][]byte, va
 	// Not nil when there are no prefixes (an empty IN list before the
 	// tuple): nil slices would mean no clustering restriction at all.
 	out := make([]mutation.Slice, 0, len(prefixes))
+	if len(prefixes) == 0 {
+		return out, nil // the bounds are not evaluated (no row to bound)
+	}
+	lower, upper, err := tr.bounds(vals)
+	if err != nil {
+		return nil, err
+	}
 	for _, pre := range prefixes {
-		var err error
-		if out, err = tr.appendRanges(out, pre, vals); err != nil {
-			return nil, err
-		}
+		out = tr.appendRanges(out, pre, lower, upper)
 	}
 	return out, nil
+}
+
+// bounds evaluates the slice's bounds (nil: none).
+func (tr *tupleRestriction) bounds(vals []Value) (lower, upper [][]byte, err error) {
+	if tr.lower != nil {
+		if lower, err = tr.value(tr.lower, tr.lowerCols, vals); err != nil {
+			return nil, nil, err
+		}
+	}
+	if tr.upper != nil {
+		if upper, err = tr.value(tr.upper, tr.upperCols, vals); err != nil {
+			return nil, nil, err
+		}
+	}
+	return lower, upper, nil
 }
 
 // appendRanges appends the slices, in clustering order, of the rows under
@@ -414,19 +433,7 @@ func (tr *tupleRestriction) tupleSlices(t *schema.Table, prefixes [][][]byte, va
 // column's order changes: (a ASC, b DESC) > (1, 2) is a = 1 AND b > 2
 // (the start of a = 1 up to b = 2), then a > 1. Cassandra builds the same
 // pieces (MultiColumnRestriction's slice with mixed order).
-func (tr *tupleRestriction) appendRanges(out []mutation.Slice, pre [][]byte, vals []Value) ([]mutation.Slice, error) {
-	var lower, upper [][]byte
-	var err error
-	if tr.lower != nil {
-		if lower, err = tr.value(tr.lower, tr.lowerCols, vals); err != nil {
-			return nil, err
-		}
-	}
-	if tr.upper != nil {
-		if upper, err = tr.value(tr.upper, tr.upperCols, vals); err != nil {
-			return nil, err
-		}
-	}
+func (tr *tupleRestriction) appendRanges(out []mutation.Slice, pre [][]byte, lower, upper [][]byte) []mutation.Slice {
 	if !tr.mixedOrder() {
 		lo := mutation.Bound{Values: pre, Inclusive: true}
 		hi := lo
@@ -439,11 +446,11 @@ func (tr *tupleRestriction) appendRanges(out []mutation.Slice, pre [][]byte, val
 		if tr.cols[0].Desc {
 			lo, hi = hi, lo
 		}
-		return append(out, mutation.Slice{Start: lo, End: hi}), nil
+		return append(out, mutation.Slice{Start: lo, End: hi})
 	}
 	r := tupleRanges{tr: tr, lower: lower, upper: upper, out: out}
 	r.walk(pre, 0, lower != nil, upper != nil)
-	return r.out, nil
+	return r.out
 }
 
 // tupleRanges splits a tuple slice over columns of mixed order into
