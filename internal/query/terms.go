@@ -107,8 +107,8 @@ func (c *compiled) checkTypeHint(x *cql.TypeHint, recv ColumnSpec) error {
 // type as a blob, ascii as text, timestamps and bigints as each other,
 // integers as varint, and so element by element.
 func valueCompatible(to, from *types.Type) bool {
-	if to.String() == from.String() {
-		return true
+	if to.String() == from.String() || to.Kind == types.Blob {
+		return true // BytesType reads anything
 	}
 	if len(to.Params) > 0 || len(from.Params) > 0 {
 		if to.Kind != from.Kind || len(to.Params) != len(from.Params) || to.Kind == types.UDT {
@@ -122,8 +122,6 @@ func valueCompatible(to, from *types.Type) bool {
 		return true
 	}
 	switch to.Kind {
-	case types.Blob:
-		return true
 	case types.Text:
 		return from.Kind == types.Ascii
 	case types.Bigint, types.Counter:
