@@ -472,6 +472,12 @@ func (p *modifyPlan) checkClustering() (int, error) {
 	for n < len(p.ck) && p.ck[n] != nil {
 		n++
 	}
+	if p.ckSlice != nil && p.ckSlice.col.Position < n {
+		// A slice and an equality (or IN) on one column: a multi-column
+		// one can come after the slice, which mergeKeyRestriction does
+		// not see (the statement would drop the slice).
+		return 0, mergeKeyRestriction(p.ckSlice.col, nil, true)
+	}
 	if tr := p.ckTuple; tr != nil {
 		var slices []*sliceTerms
 		if p.ckSlice != nil {
@@ -495,8 +501,6 @@ func (p *modifyPlan) checkClustering() (int, error) {
 			return 0, cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
 		}
 	}
-	// A slice before n would be on a column with an equality, which
-	// mergeKeyRestriction refused.
 	if p.ckSlice != nil && p.ckSlice.col.Position > n {
 		return 0, cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", p.ckSlice.col.Name, t.Clustering[n].Name)
 	}
