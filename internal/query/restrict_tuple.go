@@ -342,7 +342,7 @@ func (tr *tupleRestriction) tuples(vals []Value) ([][][]byte, error) {
 	out := make([][][]byte, 0, len(raw))
 	for _, b := range raw {
 		parts, err := types.DecodeTuple(b)
-		if err != nil || len(parts) < len(tr.cols) {
+		if err != nil || len(parts) != len(tr.cols) {
 			return nil, cqlerr.Invalidf("Invalid tuple value for IN restriction")
 		}
 		for i, col := range tr.cols {
@@ -353,7 +353,7 @@ func (tr *tupleRestriction) tuples(vals []Value) ([][][]byte, error) {
 				return nil, cqlerr.Invalidf("%s", cqlerr.As(err).Message)
 			}
 		}
-		out = append(out, parts[:len(tr.cols)])
+		out = append(out, parts)
 	}
 	// Sorted, without duplicates, as single-column IN values are.
 	cmp := func(a, b [][]byte) int {

@@ -88,3 +88,25 @@ func TestTupleRangesExact(t *testing.T) {
 		}
 	}
 }
+
+// TestTupleINMarkerLength: a bound list of tuples for (b, c) IN ? must
+// hold tuples of exactly two components; a longer one is refused, not cut.
+func TestTupleINMarkerLength(t *testing.T) {
+	cols := []*schema.Column{
+		{Name: "b", Type: types.IntType, Kind: schema.Clustering, Position: 0},
+		{Name: "c", Type: types.IntType, Kind: schema.Clustering, Position: 1},
+	}
+	one := types.EncodeInt(1)
+	for _, n := range []int{1, 3} {
+		parts := make([][]byte, n)
+		for i := range parts {
+			parts[i] = one
+		}
+		list := types.EncodeList([][]byte{types.EncodeTuple(parts)})
+		tr := &tupleRestriction{cols: cols, listMarker: true,
+			in: []termFn{func([]Value) ([]byte, bool, error) { return list, false, nil }}}
+		if _, err := tr.tuples(nil); err == nil {
+			t.Errorf("a tuple of %d components for (b, c) IN ?: accepted", n)
+		}
+	}
+}
