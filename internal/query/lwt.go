@@ -226,6 +226,13 @@ func checkCASMix(plans []*modifyPlan, targets []casTarget) error {
 				kind = notExists
 			}
 			if prev, ok := kinds[row]; ok && prev != kind {
+				if prev == conds {
+					not := ""
+					if cs.ifNotExists {
+						not = "NOT "
+					}
+					return cqlerr.Invalidf("Cannot mix IF conditions and IF %sEXISTS for the same row", not)
+				}
 				return cqlerr.Invalidf("Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
 			}
 			kinds[row] = kind
