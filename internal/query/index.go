@@ -414,11 +414,8 @@ func (e *Executor) mutate(ctx context.Context, t *schema.Table, cl Consistency, 
 // the base write is acknowledged, every index that should find the row
 // does.
 func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consistency, ups []*mutation.PartitionUpdate) error {
-	if err := validateVectorWrites(t, ups); err != nil {
-		return err
-	}
-	iups := indexUpdates(t, ups)
-	if err := checkIndexedValues(t, iups); err != nil {
+	iups, err := prepareWrites(t, ups)
+	if err != nil {
 		return err
 	}
 	for ix, ius := range iups {
@@ -430,6 +427,16 @@ func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consiste
 		}
 	}
 	return e.cfg.Coordinator.Mutate(ctx, t, cl, ups)
+}
+
+// prepareWrites checks the updates of t that the storage or an index would
+// refuse, before anything is written, and builds their index updates.
+func prepareWrites(t *schema.Table, ups []*mutation.PartitionUpdate) (map[*schema.Index][]*mutation.PartitionUpdate, error) {
+	if err := validateVectorWrites(t, ups); err != nil {
+		return nil, err
+	}
+	iups := indexUpdates(t, ups)
+	return iups, checkIndexedValues(t, iups)
 }
 
 // checkIndexedValues refuses index entries a legacy index cannot hold,

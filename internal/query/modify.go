@@ -1577,10 +1577,12 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 		return &Result{Kind: VoidResult, Warnings: warns}, nil
 	}
 	if len(tables) > 1 {
-		// Every table's indexed values are checked before the first
-		// table is written, as Cassandra validates every mutation first.
+		// Every table's updates are checked before the first table is
+		// written, as Cassandra validates every mutation first (each
+		// table's index updates are then built again when it is
+		// written; one table checks itself).
 		for _, bt := range tables {
-			if err := checkIndexedValues(bt.t, indexUpdates(bt.t, bt.ups)); err != nil {
+			if _, err := prepareWrites(bt.t, bt.ups); err != nil {
 				return nil, err
 			}
 		}
