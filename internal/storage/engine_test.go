@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -564,14 +565,20 @@ func TestEmptyPartitionKey(t *testing.T) {
 	tbl := testTable()
 	for name, e := range engines(t) {
 		t.Run(name, func(t *testing.T) {
-			empty := &mutation.PartitionUpdate{TableID: tbl.ID, Key: []byte{}, Token: 7, Deletion: mutation.Live}
+			// The empty key's token is the minimum (ring.Token).
+			empty := &mutation.PartitionUpdate{TableID: tbl.ID, Key: []byte{}, Token: math.MinInt64, Deletion: mutation.Live}
 			empty.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 42))}
 			other := update(tbl, 1)
 			other.Rows = []mutation.Row{row(ck(1, "a"), marker(1), live(colV, 1, 1))}
 			mustApply(t, e, tbl, empty, other)
-			ps := mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, Key: []byte{}, Token: 7, NowSec: 1000})
-			if len(ps) != 1 || len(ps[0].Rows) != 1 || len(ps[0].Key) != 0 {
+			ps := mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, Key: []byte{}, Token: math.MinInt64, NowSec: 1000})
+			if len(ps) != 1 || len(ps[0].Rows) != 1 || ps[0].Key == nil || len(ps[0].Key) != 0 {
 				t.Fatalf("empty key: %+v", ps)
+			}
+			// A scan of the whole ring starts with it.
+			ps = mustRead(t, e, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: math.MinInt64, EndToken: math.MinInt64, NowSec: 1000})
+			if len(ps) != 2 || ps[0].Key == nil || len(ps[0].Key) != 0 {
+				t.Fatalf("whole ring: %d partitions, want the empty key first and pk 1", len(ps))
 			}
 			if ps := mustRead(t, e, tbl, pointRead(tbl, 1)); len(ps) != 1 {
 				t.Fatalf("pk 1 beside it: %d partitions", len(ps))

@@ -323,7 +323,8 @@ func memAfterStart(p *memPartition, cmd *mutation.ReadCommand) bool {
 		c := bytes.Compare(p.key, cmd.StartKey)
 		return c > 0 || (c == 0 && cmd.StartInclusive)
 	}
-	return p.token > cmd.StartToken
+	// From the minimum token: the start of the ring, the empty key's.
+	return p.token > cmd.StartToken || cmd.StartToken == math.MinInt64
 }
 
 func memInRange(p *memPartition, cmd *mutation.ReadCommand) bool {

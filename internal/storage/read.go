@@ -257,6 +257,10 @@ func tokenSegments(tp []byte, cmd *mutation.ReadCommand) []keySegment {
 		if !cmd.StartInclusive {
 			lower = prefixEnd(lower)
 		}
+	} else if cmd.StartToken == math.MinInt64 {
+		// The start of the ring, where the empty partition key lives
+		// (its token is the minimum, which no other key has).
+		lower = tp
 	} else if lower = after(cmd.StartToken); lower == nil {
 		lower = prefixEnd(tp) // nothing after MaxToken: empty first segment
 	}
