@@ -525,8 +525,40 @@ func TestWALDir(t *testing.T) {
 	if p, err = Open(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	check(p, 1, 2, 3, 4, 5, 6, 7)
+	write(p, 8)
+	crash(t, p)
+
+	// A separate log directory through a symbolic link, then by its own
+	// name, then with the link removed: the name recorded is the one
+	// configured, so the link can go once the configuration has.
+	logs2 := t.TempDir()
+	link2 := filepath.Join(t.TempDir(), "link2")
+	if err := os.Symlink(logs2, link2); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = Open(dir, Options{WALDir: link2}); err != nil {
+		t.Fatal(err)
+	}
+	write(p, 9)
+	crash(t, p)
+	if p, err = Open(dir, Options{WALDir: logs2}); err != nil {
+		t.Fatal(err)
+	}
+	check(p, 9)
+	write(p, 10)
+	crash(t, p)
+	if err := os.Remove(link2); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = Open(dir, Options{WALDir: logs2}); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	check(p, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+	if logs := logFiles(logs2); len(logs) == 0 {
+		t.Fatalf("no logs in %s", logs2)
+	}
 }
 
 // TestRowPresize checks emitRow's sizing of a single-partition read's rows:

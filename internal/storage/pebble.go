@@ -232,7 +232,7 @@ func Open(dir string, opts Options) (*Pebble, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	db, fsCloser, err := openPebble(dir, &opts, cache, group, "")
+	db, fsCloser, err := openPebble(dir, &opts, cache, group, "", false)
 	if moved := (pebble.ErrMissingWALRecoveryDir{}); errors.As(err, &moved) {
 		walDir := opts.WALDir
 		if walDir == "" {
@@ -240,18 +240,15 @@ func Open(dir string, opts Options) (*Pebble, error) {
 		}
 		if sameDir(moved.Dir, walDir) {
 			// The same directory by another name (a symbolic link):
-			// keep the recorded name, or Pebble would find each log
-			// in both.
-			opts.WALDir = moved.Dir
-			if moved.Dir == dir {
-				opts.WALDir = ""
-			}
-			db, fsCloser, err = openPebble(dir, &opts, cache, group, "")
+			// its logs are found under the configured name, which Pebble
+			// then records; named as a recovery directory too, each log
+			// would be found twice.
+			db, fsCloser, err = openPebble(dir, &opts, cache, group, "", true)
 		} else {
 			// commitlog_directory changed since the last run: replay
 			// what the old one holds.
 			opts.Logger.Info("storage: replaying the commit log left in the previous commitlog_directory", "dir", moved.Dir)
-			db, fsCloser, err = openPebble(dir, &opts, cache, group, moved.Dir)
+			db, fsCloser, err = openPebble(dir, &opts, cache, group, moved.Dir, false)
 		}
 	}
 	if err != nil {
@@ -275,8 +272,9 @@ func sameDir(a, b string) bool {
 const slowDiskOp = 5 * time.Second
 
 // openPebble opens Pebble in dir with cqld's options, replaying write-ahead
-// logs found in recoveryDir too (unless "").
-func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recoveryDir string) (*pebble.DB, io.Closer, error) {
+// logs found in recoveryDir too (unless ""). walMoved says that the recorded
+// log directory is the configured one by another name.
+func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWindow, recoveryDir string, walMoved bool) (*pebble.DB, io.Closer, error) {
 	po := &pebble.Options{
 		Cache:              cache,
 		WALDir:             opts.WALDir,
@@ -331,6 +329,7 @@ func openPebble(dir string, opts *Options, cache *pebble.Cache, group *groupWind
 	if recoveryDir != "" {
 		po.WALRecoveryDirs = []wal.Dir{{FS: fs, Dirname: recoveryDir}}
 	}
+	po.Unsafe.AllowMissingWALDirs = walMoved
 	po.FS = fs
 	gate := newOpenGate() // compactions wait until Open returns (opengate.go)
 	po.Experimental.CompactionScheduler = gate
