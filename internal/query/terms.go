@@ -104,8 +104,9 @@ func (c *compiled) checkTypeHint(x *cql.TypeHint, recv ColumnSpec) error {
 
 // valueCompatible is AbstractType.isValueCompatibleWith: whether values of
 // type from read as type to (a receiver) mean the same: equal types, any
-// type as a blob, ascii as text, timestamps and bigints as each other,
-// integers as varint, and so element by element.
+// type as a blob, ascii as text, timestamps and bigints as each other, a
+// bigint as a time, a timeuuid as a uuid, int, bigint and timestamp as a
+// varint, and so element by element.
 func valueCompatible(to, from *types.Type) bool {
 	if to.String() == from.String() || to.Kind == types.Blob {
 		return true // BytesType reads anything
@@ -126,11 +127,14 @@ func valueCompatible(to, from *types.Type) bool {
 		return from.Kind == types.Ascii
 	case types.Bigint, types.Counter:
 		return from.Kind == types.Timestamp || from.Kind == types.Bigint
-	case types.Timestamp:
+	case types.Timestamp, types.Time:
 		return from.Kind == types.Bigint
+	case types.UUID:
+		return from.Kind == types.Timeuuid
 	case types.Varint:
+		// IntegerType: Int32Type's and LongType's compatible types.
 		switch from.Kind {
-		case types.Int, types.Bigint, types.Smallint, types.Tinyint:
+		case types.Int, types.Bigint, types.Timestamp:
 			return true
 		}
 	}
@@ -259,13 +263,21 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 	elem := func(t *types.Type) ColumnSpec {
 		return ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: t}
 	}
-	kindName := map[cql.CollectionKind]string{cql.ListLiteral: "list", cql.SetLiteral: "set", cql.MapLiteral: "map"}[x.Kind]
+	kindName := func() string {
+		switch x.Kind {
+		case cql.ListLiteral:
+			return "list"
+		case cql.SetLiteral:
+			return "set"
+		}
+		return "map"
+	}
 	// compileAll compiles the elements (what: "value", or a map's "key")
 	// after Cassandra's validateAssignableTo checks each.
 	compileAll := func(ts []cql.Term, t *types.Type, what string) ([]termFn, error) {
 		for _, el := range ts {
 			if !termAssignable(el, t) {
-				return nil, cqlerr.Invalidf("Invalid %s literal for %s: %s %s is not of type %s", kindName, recv.Name, what, termText(el), t)
+				return nil, cqlerr.Invalidf("Invalid %s literal for %s: %s %s is not of type %s", kindName(), recv.Name, what, termText(el), t)
 			}
 		}
 		fns := make([]termFn, len(ts))
@@ -355,7 +367,7 @@ func (c *compiled) compileCollection(x *cql.CollectionLiteral, recv ColumnSpec, 
 			return types.EncodeMap(kt, ks, vs), false, nil
 		}, nil
 	}
-	return nil, cqlerr.Invalidf("Invalid %s literal for %s of type %s", kindName, recv.Name, typ)
+	return nil, cqlerr.Invalidf("Invalid %s literal for %s of type %s", kindName(), recv.Name, typ)
 }
 
 // compileTermFunction supports the native functions that make sense as
