@@ -297,8 +297,10 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 			targets[i].ck = [][]byte{}
 		}
 	}
-	if err := checkCASMix(plans, targets); err != nil {
-		return nil, err
+	if len(plans) > 1 {
+		if err := checkCASMix(plans, targets); err != nil {
+			return nil, err
+		}
 	}
 	key := targets[0].key
 	unlock, err := e.cfg.Coordinator.LockPartitions(ctx, []PartitionRef{{TableID: t.ID, Key: key}})
@@ -540,16 +542,7 @@ func frozenElement(typ *types.Type, v, k []byte, idx int32) ([]byte, error) {
 		}
 		return els[idx], nil
 	}
-	ks, vs, err := types.DecodeMap(v)
-	if err != nil {
-		return nil, err
-	}
-	for i, key := range ks {
-		if types.Compare(typ.Params[0], key, k) == 0 {
-			return vs[i], nil
-		}
-	}
-	return nil, nil
+	return collectionElement(typ, v, k)
 }
 
 // normalize treats an empty non-frozen collection as null, as Cassandra

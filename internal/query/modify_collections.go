@@ -346,7 +346,8 @@ func (e *Executor) rowCells(p *modifyPlan, vals []Value, w writeParams, cur *cur
 		if out, err = e.opCells(out, op, vals, w, cur); err != nil {
 			return nil, nil, err
 		}
-		if cur != nil && op.col.Type.Kind == types.List && op.col.Type.IsMultiCell() {
+		if cur != nil && op.col.Type.Kind == types.List && op.col.Type.IsMultiCell() &&
+			slices.ContainsFunc(p.ops[i+1:], func(o columnOp) bool { return o.col == op.col }) {
 			// The operations of a statement apply in order: the next
 			// one on this list sees this one's result (Cassandra's
 			// testMultipleOperationOnListWithinTheSameQuery).

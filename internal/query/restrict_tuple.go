@@ -165,7 +165,7 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 			ck[col.Position] = &keyVals{tuple: tr}
 		}
 		return false, nil
-	case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+	default: // a slice: the operator was checked above
 		tr := *tuple
 		if tr == nil {
 			tr = &tupleRestriction{start: cols[0].Position, cols: cols}
@@ -195,7 +195,6 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 		}
 		return false, nil
 	}
-	return false, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
 }
 
 // tupleComponent extracts component i of a tuple term.

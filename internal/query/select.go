@@ -444,9 +444,6 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if err := tr.checkPlacement(t, ck, n, ckSlices, allowFiltering); err != nil {
 			return err
 		}
-		if tr.lower == nil && tr.upper == nil {
-			p.ckTuple = nil
-		}
 		ckSlices = nil
 	}
 	for _, s := range ckSlices {

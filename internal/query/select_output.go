@@ -182,8 +182,7 @@ func (p *selectPlan) groupKey(r *outRow, vals []Value) ([][]byte, error) {
 	}
 	if p.groupFn != nil {
 		ctx := &evalCtx{t: p.table, row: r, now: p.now, vals: vals}
-		p.groupFn.node.reset()
-		defer p.groupFn.node.reset()
+		defer p.groupFn.node.reset() // the node starts reset
 		if err := p.groupFn.node.add(ctx); err != nil {
 			return nil, err
 		}
