@@ -98,10 +98,16 @@ func TestDriverIndexValueOver64K(t *testing.T) {
 	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != "Index expression values may not be larger than 64K" {
 		t.Fatalf("indexed value of 70,000 bytes: %v, want Invalid (64K)", err)
 	}
+	if n := countRows(t, s, "SELECT a FROM ks.big WHERE c = ?", big[:0xFFFE]); n != 0 {
+		t.Fatalf("indexed value of 65,534 bytes: %d rows, want 0", n)
+	}
+	if err := s.Query("SELECT a FROM ks.big WHERE c = ?", big[:0xFFFF]).Exec(); err == nil {
+		t.Fatal("indexed value of 65,535 bytes: accepted")
+	}
 	if err := s.Query("DROP INDEX ks.big_c").Exec(); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Query("SELECT a FROM ks.big WHERE c = ? ALLOW FILTERING", big).Iter().NumRows(); n != 0 {
+	if n := countRows(t, s, "SELECT a FROM ks.big WHERE c = ? ALLOW FILTERING", big); n != 0 {
 		t.Fatalf("filtered: %d rows, want 0", n)
 	}
 }
@@ -124,11 +130,15 @@ func TestDriverIndexedWriteOver64K(t *testing.T) {
 	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != want {
 		t.Fatalf("indexed write of 66,560 bytes: %v, want Invalid %q", err, want)
 	}
-	if n := s.Query("SELECT a FROM ks.w").Iter().NumRows(); n != 0 {
+	if n := countRows(t, s, "SELECT a FROM ks.w"); n != 0 {
 		t.Fatalf("%d rows written, want none", n)
 	}
-	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (0, 0, ?)", big[:1000]).Exec(); err != nil {
+	// The edge: 65,534 bytes are indexed, 65,535 are not.
+	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (0, 0, ?)", big[:0xFFFE]).Exec(); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (1, 0, ?)", big[:0xFFFF]).Exec(); err == nil {
+		t.Fatal("an indexed value of 65,535 bytes was written")
 	}
 	if err := s.Query("INSERT INTO ks.plain (a, c) VALUES (0, ?)", big).Exec(); err != nil {
 		t.Fatal(err)
@@ -149,7 +159,19 @@ func TestDriverIndexedBatchOver64K(t *testing.T) {
 	if err := b.Exec(); err == nil || !strings.Contains(err.Error(), "Cannot index value of size 70000") {
 		t.Fatalf("batch: %v, want Invalid (index size)", err)
 	}
-	if n := s.Query("SELECT a FROM ks.first").Iter().NumRows(); n != 0 {
+	if n := countRows(t, s, "SELECT a FROM ks.first"); n != 0 {
 		t.Fatalf("first table: %d rows written, want none", n)
 	}
+}
+
+// countRows runs a query and returns its rows, failing the test on an error
+// (which NumRows alone would count as no row).
+func countRows(t *testing.T, s *gocql.Session, q string, args ...any) int {
+	t.Helper()
+	it := s.Query(q, args...).Iter()
+	n := it.NumRows()
+	if err := it.Close(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
 }
