@@ -310,6 +310,9 @@ func (e *Executor) executeAnn(ctx context.Context, c *compiled, opts *Options) (
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkFilterValues(vals); err != nil {
+		return nil, err
+	}
 	r := &reader{e: e, ctx: ctx, p: p, cl: cl, slices: slices, vals: vals,
 		nowSec: e.now().Unix(), perPartition: math.MaxInt32}
 	if opts.NowInSeconds > 0 {

@@ -76,8 +76,14 @@ func (p *selectPlan) checkFilterValues(vals []Value) error {
 				return cqlerr.Invalidf("Unsupported null map key for column %s", f.col.Name)
 			}
 		}
+		if f.in != nil {
+			if _, err := expandValues(f.col, f.in, vals); err != nil {
+				return err
+			}
+			continue
+		}
 		if f.value == nil {
-			continue // IN lists are checked as they are expanded
+			continue
 		}
 		v, unset, err := f.value(vals)
 		what := "value"

@@ -348,6 +348,9 @@ func (tr *tupleRestriction) tuples(vals []Value) ([][][]byte, error) {
 			if parts[i] == nil {
 				return nil, tr.errNullIn()
 			}
+			if !tr.listMarker {
+				continue // compiled for its type, or a marker bound as one
+			}
 			if err := types.Validate(col.Type, parts[i]); err != nil {
 				return nil, cqlerr.Invalidf("%s", cqlerr.As(err).Message)
 			}
