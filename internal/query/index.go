@@ -229,7 +229,11 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 				}
 				before := len(rows)
 				var next *pagingState
-				rows, next, err = r.indexCandidate(rows, bkey, tok, slices, inCur, want)
+				if !perPartition && t.HasStatics() && isEmptyClustering(ck) {
+					rows, next, err = r.staticEntry(rows, bkey, tok, ck, inCur, want)
+				} else {
+					rows, next, err = r.indexCandidate(rows, bkey, tok, slices, inCur, want)
+				}
 				if err != nil {
 					return nil, nil, err
 				}
@@ -273,6 +277,49 @@ func (r *reader) indexCandidate(rows []outRow, key []byte, tok int64, slices []m
 	return rows, nil, nil
 }
 
+// staticEntry reads the base partition of a primary-key index entry whose
+// clustering values are all empty: the entry of a row with that clustering,
+// or of the partition's static row (indexUpdates), which is a result when
+// the partition has no row at all.
+func (r *reader) staticEntry(rows []outRow, key []byte, tok int64, ck [][]byte, already int32, want int) ([]outRow, *pagingState, error) {
+	exact := []mutation.Slice{{Start: mutation.Bound{Values: ck, Inclusive: true}, End: mutation.Bound{Values: ck, Inclusive: true}}}
+	parts, err := r.fetch(&mutation.ReadCommand{Key: key, Token: tok, Slices: exact})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(parts) == 0 || len(parts[0].Rows) == 0 {
+		if r.slices != nil {
+			return rows, nil, nil // restricted clusterings select no static-only row
+		}
+		if parts, err = r.fetch(&mutation.ReadCommand{Key: key, Token: tok, PerPartitionLimit: 1}); err != nil {
+			return nil, nil, err
+		}
+		if len(parts) == 0 || len(parts[0].Rows) > 0 {
+			return rows, nil, nil // the rows have entries of their own
+		}
+	}
+	return r.collect(rows, &parts[0], already, want)
+}
+
+// emptyClustering returns n empty clustering values.
+func emptyClustering(n int) [][]byte {
+	ck := make([][]byte, n)
+	for i := range ck {
+		ck[i] = []byte{}
+	}
+	return ck
+}
+
+// isEmptyClustering reports whether ck is clustering values, all empty.
+func isEmptyClustering(ck [][]byte) bool {
+	for _, v := range ck {
+		if len(v) > 0 {
+			return false
+		}
+	}
+	return len(ck) > 0
+}
+
 // indexUpdates returns the index entries of a base write (nil when t has no
 // index).
 func indexUpdates(t *schema.Table, ups []*mutation.PartitionUpdate) map[*schema.Index][]*mutation.PartitionUpdate {
@@ -308,6 +355,12 @@ func indexUpdates(t *schema.Table, ups []*mutation.PartitionUpdate) map[*schema.
 				}
 				for i := range up.Rows {
 					add(comps[col.Position], up, up.Rows[i].Clustering, rowLiveness(&up.Rows[i]))
+				}
+				if up.Static != nil {
+					// A partition with only a static row is a result of the
+					// index too (as in a filtered scan): its entry has empty
+					// clustering values (readIndex's staticEntry).
+					add(comps[col.Position], up, emptyClustering(len(t.Clustering)), rowLiveness(up.Static))
 				}
 			case schema.Clustering:
 				for i := range up.Rows {
