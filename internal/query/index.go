@@ -30,6 +30,10 @@ type indexPlan struct {
 	value, mapKey termFn
 }
 
+// legacyIndexName is the USING name of the built-in (non-custom) index
+// (CassandraIndex.NAME), Cassandra 5.0's default_secondary_index.
+const legacyIndexName = "legacy_local_table"
+
 // indexBatch is how many index entries one index read fetches.
 const indexBatch = 256
 
@@ -542,20 +546,26 @@ func (e *Executor) compileCreateIndex(c *compiled, s *schema.Schema, st *cql.Cre
 	if st.Name.Keyspace != "" && st.Name.Keyspace != ksName {
 		return cqlerr.Invalidf("Keyspace name '%s' doesn't match index name '%s'", ksName, st.Table.Name)
 	}
-	custom := st.Custom || st.Using != ""
+	using := st.Using
+	custom := st.Custom || using != ""
+	if strings.EqualFold(using, legacyIndexName) {
+		// The built-in index named explicitly: created as without USING
+		// (CreateIndexStatement.Raw.prepare clears the custom class).
+		using, custom = "", false
+	}
 	ix := &schema.Index{Name: st.Name.Name, Custom: custom}
 	if custom {
-		if st.Using == "" {
+		if using == "" {
 			return cqlerr.Invalidf("CUSTOM index requires specifying the index class")
 		}
-		switch strings.ToLower(st.Using) {
+		switch strings.ToLower(using) {
 		case "sai", "storageattachedindex", strings.ToLower(schema.SAIClass):
 			ix.Class = schema.SAIClass
 		case "org.apache.cassandra.index.sasi.sasiindex":
 			// Cassandra 5.0's default (sasi_indexes_enabled: false).
 			return cqlerr.Invalidf("SASI indexes are disabled. Enable in cassandra.yaml to use.")
 		default:
-			return cqlerr.Invalidf("Unable to find custom indexer class '%s'", st.Using)
+			return cqlerr.Invalidf("Unable to find custom indexer class '%s'", using)
 		}
 		opts := map[string]string{}
 		for _, prop := range st.Properties {
