@@ -2,13 +2,11 @@ package query
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strings"
 	"time"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
-	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 )
@@ -46,6 +44,10 @@ type selExpr struct {
 	col   *schema.Column // set for a plain column selector
 	agg   bool           // contains an aggregate
 	terms bool           // only terms (no column reference)
+	// of and step describe a field, element or slice selector: the
+	// selector it selects from and how (cell metadata functions walk them).
+	of   *selExpr
+	step *metaStep
 }
 
 // ---------------------------------------------------------------------------
@@ -477,7 +479,8 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 				return nil, nil
 			}
 			return collectionElement(typ, a[0], a[1])
-		}}, name: arg.name + "[" + termText(x.Key) + "]", typ: resT, agg: arg.agg}, nil
+		}}, name: arg.name + "[" + termText(x.Key) + "]", typ: resT, agg: arg.agg,
+			of: arg, step: &metaStep{typ: typ, field: -1, key: kf}}, nil
 	}
 	var from, to termFn
 	fromText, toText := "", ""
@@ -493,11 +496,6 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 		}
 		toText = termText(x.To)
 	}
-	resT := *typ
-	resT.Frozen = true
-	if !typ.Frozen {
-		resT = *typ
-	}
 	return &selExpr{node: &scalarNode{args: []selNode{arg.node}, fn: func(ctx *evalCtx, a [][]byte) ([]byte, error) {
 		var lo, hi []byte
 		if from != nil {
@@ -507,7 +505,8 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 			hi, _, _ = to(ctx.vals)
 		}
 		return collectionSlice(typ, a[0], lo, hi)
-	}}, name: arg.name + "[" + fromText + ".." + toText + "]", typ: typ, agg: arg.agg}, nil
+	}}, name: arg.name + "[" + fromText + ".." + toText + "]", typ: typ, agg: arg.agg,
+		of: arg, step: &metaStep{typ: typ, field: -1, slice: true, from: from, to: to}}, nil
 }
 
 func collectionElement(typ *types.Type, coll, key []byte) ([]byte, error) {
@@ -603,111 +602,8 @@ func (sc *selCompiler) compileField(x *cql.FieldSel) (*selExpr, error) {
 			return nil, nil
 		}
 		return parts[idx], nil
-	}}, name: arg.name + "." + x.Field, typ: ft, agg: arg.agg}, nil
-}
-
-// ---------------------------------------------------------------------------
-// Cell metadata: writetime, maxwritetime, ttl
-
-func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr, error) {
-	if len(x.Args) != 1 {
-		return nil, cqlerr.Invalidf("Invalid number of arguments for %s", fn)
-	}
-	if fs, ok := x.Args[0].(*cql.FieldSel); ok {
-		return sc.compileFieldCellMeta(fn, fs)
-	}
-	col, err := sc.cellMetaColumn(fn, x.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	name := fn + "(" + col.Name + ")"
-	multi := col.Type.IsMultiCell()
-	cells := func(ctx *evalCtx) []int {
-		cs := ctx.row.cells
-		if col.Kind == schema.Static {
-			cs = ctx.row.static
-		}
-		var idx []int
-		for i := range cs {
-			if cs[i].Column == col.ID {
-				idx = append(idx, i)
-			}
-		}
-		return idx
-	}
-	rowCells := func(ctx *evalCtx) []mutation.Cell {
-		if col.Kind == schema.Static {
-			return ctx.row.static
-		}
-		return ctx.row.cells
-	}
-	ttlOf := func(ctx *evalCtx, c *mutation.Cell) []byte {
-		if c.TTL <= 0 {
-			return nil
-		}
-		left := c.LocalDeletionTime - ctx.nowSec
-		if left < 0 {
-			left = 0
-		}
-		return binary.BigEndian.AppendUint32(nil, uint32(left))
-	}
-	switch fn {
-	case "writetime", "ttl":
-		typ := types.BigintType
-		if fn == "ttl" {
-			typ = types.IntType
-		}
-		if multi && col.Type.Kind == types.UDT {
-			return sc.udtCellMeta(fn, col, name, typ), nil
-		}
-		if multi {
-			lt := types.ListOf(typ, false)
-			return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
-				cs := rowCells(ctx)
-				var out [][]byte
-				for _, i := range cells(ctx) {
-					if fn == "writetime" {
-						out = append(out, types.EncodeBigint(cs[i].Timestamp))
-					} else {
-						// A cell without a TTL is a null element (cqlsh:
-						// [null, null]).
-						out = append(out, ttlOf(ctx, &cs[i]))
-					}
-				}
-				if out == nil {
-					return nil
-				}
-				return types.EncodeList(out)
-			}}, name: name, typ: lt}, nil
-		}
-		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
-			cs := rowCells(ctx)
-			c := findCell(cs, col.ID)
-			if c == nil {
-				return nil
-			}
-			if fn == "writetime" {
-				return types.EncodeBigint(c.Timestamp)
-			}
-			return ttlOf(ctx, c)
-		}}, name: name, typ: typ}, nil
-	case "maxwritetime":
-		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
-			cs := rowCells(ctx)
-			var max int64
-			found := false
-			for _, i := range cells(ctx) {
-				if !found || cs[i].Timestamp > max {
-					max, found = cs[i].Timestamp, true
-				}
-			}
-			if !found {
-				return nil
-			}
-			return types.EncodeBigint(max)
-		}}, name: name, typ: types.BigintType}, nil
-	}
-	return nil, cqlerr.Invalidf("Unknown function %s", fn)
+	}}, name: arg.name + "." + x.Field, typ: ft, agg: arg.agg,
+		of: arg, step: &metaStep{typ: arg.typ, field: idx}}, nil
 }
 
 func (sc *selCompiler) compileToken(x *cql.FunctionSel) (*selExpr, error) {
@@ -837,20 +733,3 @@ func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now no
 
 // sameBytes is bytes.Equal, named for readability at call sites.
 func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
-
-// cellMetaColumn is the column argument of writetime/maxwritetime/ttl: a
-// regular or static column.
-func (sc *selCompiler) cellMetaColumn(fn string, e cql.SelectorExpr) (*schema.Column, error) {
-	cs, ok := e.(*cql.ColumnSel)
-	if !ok {
-		return nil, cqlerr.Invalidf("Invalid argument for %s", fn)
-	}
-	col, err := columnOf(sc.t, cs.Name)
-	if err != nil {
-		return nil, err
-	}
-	if col.IsPrimaryKey() {
-		return nil, cqlerr.Invalidf("Cannot use selection function %s on PRIMARY KEY part %s", fn, col.Name)
-	}
-	return col, nil
-}
