@@ -737,15 +737,7 @@ func tableParamsOver(p schema.TableParams, props []cql.Property) (schema.TablePa
 			var m map[string]string
 			m, err = propertyMap(prop)
 			if err == nil {
-				if cls, ok := m["class"]; ok && cls != "" && !strings.Contains(cls, ".") {
-					m["class"] = "org.apache.cassandra.io.compress." + cls
-				}
-				if m["enabled"] == "false" {
-					m = map[string]string{"enabled": "false"}
-				} else if _, ok := m["chunk_length_in_kb"]; !ok {
-					m["chunk_length_in_kb"] = "16"
-				}
-				p.Compression = m
+				p.Compression, err = compressionOptions(m)
 			}
 		case "extensions":
 			var m map[string]string
