@@ -554,7 +554,7 @@ func (f *formatter) term(t Term) {
 		f.WriteByte('(')
 		t.Type.format(&f.Builder)
 		f.WriteByte(')')
-		f.operand(t.Term)
+		f.operand(t.Term, false)
 	case *CastTerm:
 		f.WriteString("CAST(")
 		f.term(t.Term)
@@ -563,7 +563,7 @@ func (f *formatter) term(t Term) {
 		f.WriteByte(')')
 	case *Negation:
 		f.WriteByte('-')
-		f.operand(t.Term)
+		f.operand(t.Term, true)
 	case *BinaryOp:
 		f.binary(t.Op, func(t Term) { f.term(t) }, t.Left, t.Right)
 	case nil:
@@ -574,22 +574,22 @@ func (f *formatter) term(t Term) {
 }
 
 // operand writes t where only a simple term may appear (after a unary
-// minus or a type hint), parenthesising anything else. Number-like
-// literals are parenthesised too: "-" "-1" would print as a "--" comment
-// and "-" "0x01" would lex as the number -0.
-func (f *formatter) operand(t Term) {
-	simple := true
+// minus or a type hint). After a minus, number-like literals are written
+// after a space: "-" "-1" would print as a "--" comment and "-" "0x01"
+// would lex as the number -0. Arithmetic and negations are not simple terms, so a parsed
+// statement never has them here (terms have no grouping parentheses: (x)
+// is a one-element tuple); they are written in parentheses.
+func (f *formatter) operand(t Term, afterMinus bool) {
 	switch t := t.(type) {
-	case *BinaryOp, *Negation, *TypeHint:
-		simple = false
-	case *Literal:
-		simple = !numberLike(t)
-	}
-	if !simple {
+	case *BinaryOp, *Negation:
 		f.WriteByte('(')
 		f.term(t)
 		f.WriteByte(')')
 		return
+	case *Literal:
+		if afterMinus && numberLike(t) {
+			f.WriteByte(' ')
+		}
 	}
 	f.term(t)
 }

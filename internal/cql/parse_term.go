@@ -120,17 +120,13 @@ func (p *parser) simpleTerm() Term {
 	case tkLBrace:
 		return p.braceLiteral()
 	case tkLParen:
-		paren := func() Term {
-			elems := p.parenTerms()
-			if len(elems) == 1 {
-				return elems[0]
-			}
-			return &TupleLiteral{Elems: elems}
-		}
+		// Terms have no grouping parentheses: (x) is a one-element tuple
+		// (Parser.g's tupleLiteral), unlike selectors.
+		paren := func() Term { return &TupleLiteral{Elems: p.parenTerms()} }
 		if !p.peek(1).startsType() {
 			return paren()
 		}
-		// '(' type ')' simpleTerm or a parenthesised term / tuple.
+		// '(' type ')' simpleTerm or a tuple.
 		var res Term
 		p.alternatives(
 			func() {
