@@ -191,9 +191,6 @@ func (a *analyzer) addSev(rule string, sev Severity, table, q, msg, fix string) 
 
 func (a *analyzer) applySchemaStatement(st cql.Statement) {
 	switch x := st.(type) {
-	case *cql.Unsupported:
-		a.add("unsupported-statement", "", "", "The advisor cannot check "+x.Feature+".", "Check this part of the model by hand.")
-		return
 	case *cql.CreateIndex:
 		a.createIndex(x)
 		return

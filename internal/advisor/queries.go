@@ -31,10 +31,6 @@ func (a *analyzer) checkQueries() {
 			a.add("invalid-statement", "", q, cqlerr.As(err).Message, "Fix the syntax.")
 			continue
 		}
-		if u, ok := st.(*cql.Unsupported); ok {
-			a.add("unsupported-statement", "", q, "The advisor cannot check "+u.Feature+".", "Check this query by hand.")
-			continue
-		}
 		if b, ok := st.(*cql.Batch); ok {
 			a.checkBatch(q, b)
 			for _, s := range b.Statements {

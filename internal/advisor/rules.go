@@ -83,7 +83,6 @@ func init() {
 	rule("materialized-view-reliance", Warning, seedConcepts, "Don't rely on Cassandra materialized views: denormalize manually")
 	// Statements.
 	rule("invalid-statement", Error, seedConcepts, "Cassandra refuses the statement")
-	rule("unsupported-statement", Info, seedConcepts, "The advisor cannot check this statement")
 }
 
 // RuleIDs returns the ids of every rule, sorted.

@@ -468,11 +468,6 @@ type DropTable struct {
 // Truncate is TRUNCATE [TABLE] name.
 type Truncate struct{ Name QualifiedName }
 
-// Unsupported is a syntactically valid statement that the parser recognised
-// but for which no AST exists yet; Feature names it ("CREATE INDEX", ...).
-// The executor answers it with an Invalid error naming the feature.
-type Unsupported struct{ Feature string }
-
 func (*Select) isStatement()         {}
 func (*Insert) isStatement()         {}
 func (*Update) isStatement()         {}
@@ -485,4 +480,3 @@ func (*DropKeyspace) isStatement()   {}
 func (*CreateTable) isStatement()    {}
 func (*DropTable) isStatement()      {}
 func (*Truncate) isStatement()       {}
-func (*Unsupported) isStatement()    {}

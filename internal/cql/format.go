@@ -9,9 +9,7 @@ import (
 // The output of Format parses back to an equivalent statement (the fuzz
 // test checks that formatting is a fixed point).
 
-// Format returns s as canonical CQL text, without a trailing ';'. An
-// *Unsupported statement has no text and is printed as a comment naming
-// the feature.
+// Format returns s as canonical CQL text, without a trailing ';'.
 func Format(s Statement) string {
 	var f formatter
 	f.statement(s)
@@ -106,10 +104,6 @@ func (f *formatter) statement(s Statement) {
 	case *Truncate:
 		f.WriteString("TRUNCATE ")
 		f.qname(s.Name)
-	case *Unsupported:
-		f.WriteString("/* unsupported: ")
-		f.WriteString(strings.ReplaceAll(s.Feature, "*/", "* /"))
-		f.WriteString(" */")
 	case nil:
 	default:
 		if !f.schemaStatement(s) {

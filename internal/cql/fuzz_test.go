@@ -77,9 +77,6 @@ func checkErr(t *testing.T, src string, err error) {
 // formats the same and has the same number of bind markers.
 func checkFormatFixedPoint(t *testing.T, src string, st Statement) {
 	t.Helper()
-	if _, ok := st.(*Unsupported); ok {
-		return
-	}
 	text := Format(st)
 	back, err := Parse(text)
 	if err != nil {

@@ -2,8 +2,7 @@ package cql
 
 // StatementName returns the name of a statement as users say it: "SELECT",
 // "CREATE INDEX", "ALTER TABLE", "DESCRIBE", ... The executor uses it to
-// name features that are not built yet. An *Unsupported statement is named
-// by its Feature.
+// name features that are not built yet.
 func StatementName(s Statement) string {
 	switch s := s.(type) {
 	case *Select:
@@ -91,8 +90,6 @@ func StatementName(s Statement) string {
 		return "DROP IDENTITY"
 	case *Describe:
 		return "DESCRIBE"
-	case *Unsupported:
-		return s.Feature
 	}
 	return "statement"
 }

@@ -61,20 +61,6 @@ func TestStatementName(t *testing.T) {
 	}
 }
 
-// TestNoUnsupported checks that every golden statement that parses has a
-// real AST: nothing is *Unsupported any more.
-func TestNoUnsupported(t *testing.T) {
-	for _, in := range corpusFromTestdata(t) {
-		st, err := Parse(in)
-		if err != nil {
-			continue
-		}
-		if u, ok := st.(*Unsupported); ok {
-			t.Errorf("%q parses as Unsupported(%s)", in, u.Feature)
-		}
-	}
-}
-
 // TestParseConcurrent parses the golden corpus from several goroutines at
 // once: parsers are pooled, and a parse must never see another's tokens.
 func TestParseConcurrent(t *testing.T) {

@@ -103,12 +103,7 @@ type parser struct {
 	// splitMinus is the index of a negative number token whose '-' was
 	// taken as a binary minus (see additiveOp), or -1.
 	splitMinus int
-	// unsupported is set when the statement uses a construct for which the
-	// AST has no representation yet (only custom index expressions,
-	// expr(index, value), remain); the statement is then returned as
-	// *Unsupported naming it.
-	unsupported string
-	depth       int
+	depth      int
 	// assignDepth is the depth of the top-level term of an UPDATE value
 	// (see additiveOp), or 0.
 	assignDepth int
@@ -176,16 +171,15 @@ func (p *parser) run(f func()) (err error) {
 // parserState is what try saves and restores.
 type parserState struct {
 	p, markers, splitMinus int
-	unsupported            string
 	depth                  int
 }
 
 func (p *parser) save() parserState {
-	return parserState{p.p, p.markers, p.splitMinus, p.unsupported, p.depth}
+	return parserState{p.p, p.markers, p.splitMinus, p.depth}
 }
 
 func (p *parser) restore(s parserState) {
-	p.p, p.markers, p.splitMinus, p.unsupported, p.depth = s.p, s.markers, s.splitMinus, s.unsupported, s.depth
+	p.p, p.markers, p.splitMinus, p.depth = s.p, s.markers, s.splitMinus, s.depth
 }
 
 // try runs f and returns its bailout, restoring the parser state if f
@@ -445,7 +439,7 @@ func writeInt(b *strings.Builder, n int) {
 // statement parses one statement (cqlStatement in Parser.g).
 func (p *parser) statement() Statement {
 	// Markers are numbered per statement.
-	p.markers, p.unsupported, p.assignDepth = 0, "", 0
+	p.markers, p.assignDepth = 0, 0
 	t := p.tok()
 	var st Statement
 	switch {
@@ -474,18 +468,7 @@ func (p *parser) statement() Statement {
 	default:
 		p.noViable()
 	}
-	if p.unsupported != "" {
-		return &Unsupported{Feature: p.unsupported}
-	}
 	return st
-}
-
-// markUnsupported records that the statement uses a construct the AST
-// cannot represent yet; the first one recorded names the feature.
-func (p *parser) markUnsupported(feature string) {
-	if p.unsupported == "" {
-		p.unsupported = feature
-	}
 }
 
 // ---------------------------------------------------------------------------

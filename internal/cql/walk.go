@@ -3,7 +3,7 @@ package cql
 // BindMarkerCount returns the number of bind markers ('?' and ':name') in
 // s, which is the number of values an EXECUTE of s must bind. Markers are
 // numbered 0..n-1 in order of appearance, so this is one more than the
-// highest BindMarker.Index (0 for *Unsupported statements).
+// highest BindMarker.Index.
 func BindMarkerCount(s Statement) int {
 	w := markerWalker{max: -1}
 	w.statement(s)

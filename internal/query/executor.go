@@ -497,8 +497,6 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 		c.security = stmt
 	case *cql.Describe:
 		c.describe = &describePlan{st: st, keyspace: keyspace}
-	case *cql.Unsupported:
-		return nil, cqlerr.NotImplemented(st.Feature)
 	default:
 		return nil, cqlerr.NotImplemented(cql.StatementName(stmt))
 	}
