@@ -141,6 +141,14 @@ func valueCompatible(to, from *types.Type) bool {
 	return false
 }
 
+// resultAssignable reports whether a function's result of type ret may be
+// assigned to a receiver of type recv: FunctionCall.Raw.prepare's
+// receiver.type.isValueCompatibleWith(returnType), so a timestamp takes a
+// bigint, a varint a timestamp and a blob anything.
+func resultAssignable(recv, ret *types.Type) bool {
+	return typeAccepts(recv, ret) || valueCompatible(recv, ret)
+}
+
 // literalValue converts a constant for a receiver.
 func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
 	if l.Kind == cql.LitNull {
@@ -381,7 +389,7 @@ func (c *compiled) compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now
 		if len(f.Args) != 0 {
 			return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.%s: 0 required but %d provided", name, len(f.Args))
 		}
-		if !ret.Equal(recv.Type) && !(ret.Kind == types.Timeuuid && recv.Type.Kind == types.UUID) {
+		if !resultAssignable(recv.Type, ret) {
 			return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", name, ret, recv.Name, recv.Type)
 		}
 		return func([]Value) ([]byte, bool, error) { return fn(), false, nil }, nil
@@ -431,7 +439,7 @@ func (c *compiled) compileCastTerm(x *cql.CastTerm, recv ColumnSpec, now func() 
 	if from == nil {
 		return nil, cqlerr.Invalidf("Ambiguous call to function system.%s: use type casts to disambiguate", fname)
 	}
-	if !typeAccepts(recv.Type, to) || recv.Type.Kind == types.Blob && to.Kind != types.Blob {
+	if !resultAssignable(recv.Type, to) {
 		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fname, to, recv.Name, recv.Type)
 	}
 	arg, err := c.compileTerm(x.Term, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
@@ -590,7 +598,7 @@ func (c *compiled) compileTermNative(f *cql.FunctionCall, recv ColumnSpec, now f
 		}
 		return nil, err
 	}
-	if !typeAccepts(recv.Type, fn.ret) || recv.Type.Kind == types.Blob && fn.ret.Kind != types.Blob {
+	if !resultAssignable(recv.Type, fn.ret) {
 		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", fn.name, fn.ret, recv.Name, recv.Type)
 	}
 	args := make([]termFn, len(f.Args))
@@ -644,7 +652,7 @@ func (c *compiled) compileTokenTerm(f *cql.FunctionCall, recv ColumnSpec, now fu
 	if len(f.Args) != len(t.PartitionKey) {
 		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(f.Args))
 	}
-	if !typeAccepts(recv.Type, types.BigintType) || recv.Type.Kind == types.Blob {
+	if !resultAssignable(recv.Type, types.BigintType) {
 		return nil, cqlerr.Invalidf("Type error: cannot assign result of function system.token (type bigint) to %s (type %s)", recv.Name, recv.Type)
 	}
 	args := make([]termFn, len(f.Args))
