@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cqld/cqld/internal/types"
 )
 
 // DefaultPort is nodetool's default port (Cassandra's JMX port, which is
@@ -206,19 +208,6 @@ func decimal2(v float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// javaDouble formats like Java's Double.toString for ordinary magnitudes
-// (nodetool prints doubles that way): "5.0", "0.25", "NaN".
-func javaDouble(v float64) string {
-	if math.IsNaN(v) {
-		return "NaN"
-	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
 // table prints rows of cells left-aligned in columns separated by two
 // spaces (nodetool's TableBuilder).
 func table(out io.Writer, rows [][]string) {
@@ -386,7 +375,7 @@ func printTableStats(out io.Writer, all []TableStats, human bool) {
 		if b == 0 {
 			return "NaN"
 		}
-		return javaDouble(float64(a) / float64(b))
+		return types.JavaDouble(float64(a)/float64(b), 64)
 	}
 	byKS := map[string][]TableStats{}
 	var kss []string
@@ -424,7 +413,7 @@ func printTableStats(out io.Writer, all []TableStats, human bool) {
 			p("Space used (total)", size(t.SpaceUsedLive))
 			p("Space used by snapshots (total)", size(0))
 			p("Off heap memory used (total)", size(t.BloomFilterBytes))
-			p("SSTable Compression Ratio", javaDouble(t.CompressionRatio))
+			p("SSTable Compression Ratio", types.JavaDouble(t.CompressionRatio, 64))
 			p("Number of partitions (estimate)", strconv.FormatInt(t.Partitions, 10))
 			p("Local read count", strconv.FormatInt(t.ReadCount, 10))
 			p("Local read latency", latency(t.ReadMicros, t.ReadCount))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/types"
 )
 
 // compressionPackage is where Cassandra's compressors live; a class name
@@ -121,7 +122,7 @@ func compressionOptions(opts map[string]string) (map[string]string, error) {
 	out["class"] = class
 	out["chunk_length_in_kb"] = strconv.Itoa(chunkKB)
 	if ratio != 0 {
-		out["min_compress_ratio"] = javaDouble(ratio)
+		out["min_compress_ratio"] = types.JavaDouble(ratio, 64)
 	}
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -486,38 +485,6 @@ func cqlMap(m map[string]string, quote bool) string {
 	return b.String()
 }
 
-// javaDouble formats f as Java's Double.toString does.
-func javaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // d[.ddd]e±XX
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
-}
-
 // keyspaceCQL is KeyspaceMetadata.toCqlString.
 func keyspaceCQL(ks *schema.Keyspace) string {
 	if ks.Virtual {
@@ -686,14 +653,14 @@ func tableOptionsCQL(t *schema.Table, internals, virtual bool) string {
 	opts := []string{
 		"additional_write_policy = " + singleQuoted(p.AdditionalWritePolicy),
 		"allow_auto_snapshot = " + strconv.FormatBool(p.AllowAutoSnapshot),
-		"bloom_filter_fp_chance = " + javaDouble(p.BloomFilterFPChance),
+		"bloom_filter_fp_chance = " + types.JavaDouble(p.BloomFilterFPChance, 64),
 		"caching = " + cqlMap(p.Caching, true),
 		"cdc = " + strconv.FormatBool(p.CDC),
 		"comment = " + singleQuoted(p.Comment),
 		"compaction = " + cqlMap(p.Compaction, true),
 		"compression = " + cqlMap(p.Compression, true),
 		"memtable = " + singleQuoted(p.Memtable),
-		"crc_check_chance = " + javaDouble(p.CRCCheckChance),
+		"crc_check_chance = " + types.JavaDouble(p.CRCCheckChance, 64),
 	}
 	if !t.IsView() {
 		opts = append(opts, "default_time_to_live = "+strconv.Itoa(int(p.DefaultTimeToLive)))

@@ -206,12 +206,6 @@ func TestDescribePaging(t *testing.T) {
 }
 
 func TestDescribeHelpers(t *testing.T) {
-	for f, want := range map[float64]string{0.01: "0.01", 1: "1.0", 0.1: "0.1", 1e-4: "1.0E-4", 0.5: "0.5", 1e7: "1.0E7",
-		123456.5: "123456.5", 0.001: "0.001", 2.5e-5: "2.5E-5"} {
-		if got := javaDouble(f); got != want {
-			t.Errorf("javaDouble(%v) = %s, want %s", f, got, want)
-		}
-	}
 	for in, want := range map[string]string{"a": "a", "Test": `"Test"`, "token": `"token"`, "desc": `"desc"`, "a b": `"a b"`,
 		`q"q`: `"q""q"`, "key": "key", "_x": `"_x"`, "x1_": "x1_"} {
 		if got := maybeQuote(in); got != want {

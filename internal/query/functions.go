@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -721,7 +719,7 @@ func castText(t *types.Type, v []byte) string {
 		}
 		return plainDecimal(u, scale)
 	case types.Inet:
-		return javaHostAddress(v)
+		return types.JavaHostAddress(v)
 	case types.Text, types.Ascii:
 		return string(v)
 	}
@@ -746,27 +744,6 @@ func plainDecimal(u *big.Int, scale int32) string {
 		return sign + "0." + strings.Repeat("0", int(scale)-len(digits)) + digits
 	}
 	return sign + digits[:len(digits)-int(scale)] + "." + digits[len(digits)-int(scale):]
-}
-
-// javaHostAddress is InetAddress.getHostAddress: dotted IPv4 (also for an
-// IPv4-mapped IPv6 address, which Java turns into an Inet4Address), and
-// IPv6 as eight uncompressed hex groups ("0:0:0:0:0:0:0:1").
-func javaHostAddress(v []byte) string {
-	ip := net.IP(v)
-	if len(v) == 4 || (len(v) == 16 && ip.To4() != nil) {
-		return ip.To4().String()
-	}
-	if len(v) != 16 {
-		return types.Format(types.InetType, v)
-	}
-	var b strings.Builder
-	for i := 0; i < 16; i += 2 {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(strconv.FormatUint(uint64(v[i])<<8|uint64(v[i+1]), 16))
-	}
-	return b.String()
 }
 
 func decodeFloatVector(t *types.Type, v []byte) ([]float32, error) {

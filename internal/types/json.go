@@ -11,7 +11,8 @@ import (
 
 // ToJSON renders v as Cassandra's AbstractType.toJSONString does (SELECT
 // JSON, toJson()): numbers and booleans bare, decimals as BigDecimal
-// strings, doubles as Java's Double.toString, NaN/Infinity quoted, blobs
+// strings, doubles as Java's Double.toString (NaN and infinities as null,
+// which JSON has instead), blobs
 // "0x…", timestamps "yyyy-MM-dd HH:mm:ss.SSSZ" in UTC, dates, times, uuids,
 // inets and durations as strings, lists/sets/tuples as arrays, maps and UDTs
 // as objects. Map keys whose type is not text are rendered as JSON and then
@@ -62,10 +63,10 @@ func toJSON(b *strings.Builder, t *Type, v []byte) {
 		b.WriteString(Format(t, v))
 	case Float:
 		f, _ := DecodeFloat(v)
-		b.WriteString(javaDouble(float64(f), 32))
+		jsonDouble(b, float64(f), 32)
 	case Double:
 		f, _ := DecodeDouble(v)
-		b.WriteString(javaDouble(f, 64))
+		jsonDouble(b, f, 64)
 	case Timestamp:
 		ms, _ := DecodeBigint(v)
 		jsonString(b, time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z"))
@@ -73,7 +74,9 @@ func toJSON(b *strings.Builder, t *Type, v []byte) {
 		// Out-of-range dates (cqlsh prints signed days) are written as the
 		// raw day number, which fromJson reads back.
 		jsonString(b, strings.Trim(FormatCQL(t, v), "'"))
-	case Time, UUID, Timeuuid, Inet, Duration:
+	case Inet:
+		jsonString(b, JavaHostAddress(v))
+	case Time, UUID, Timeuuid, Duration:
 		jsonString(b, Format(t, v))
 	case List, Set, Vector:
 		var elems [][]byte
@@ -142,35 +145,12 @@ func toJSON(b *strings.Builder, t *Type, v []byte) {
 	}
 }
 
-// javaDouble formats like Java's Double.toString / Float.toString, with
-// NaN and infinities quoted as Cassandra's JSON output does.
-func javaDouble(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return `"NaN"`
-	case math.IsInf(f, 1):
-		return `"Infinity"`
-	case math.IsInf(f, -1):
-		return `"-Infinity"`
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
+// jsonDouble writes a float or double as FloatType/DoubleType.toJSONString
+// do: NaN and infinities, which JSON lacks, as null.
+func jsonDouble(b *strings.Builder, f float64, bits int) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		b.WriteString("null")
+		return
 	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bits) // e.g. 1.5E+20, 1E-05
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
+	b.WriteString(JavaDouble(f, bits))
 }

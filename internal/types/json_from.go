@@ -174,7 +174,7 @@ func JavaString(v any) string {
 		if numberClass(x) == "Double" {
 			f, err := strconv.ParseFloat(string(x), 64)
 			if err == nil {
-				return javaDouble(f, 64)
+				return JavaDouble(f, 64)
 			}
 		}
 		return string(x)

@@ -24,7 +24,7 @@ func TestToJSON(t *testing.T) {
 		{UUIDType, u, `"550e8400-e29b-41d4-a716-446655440000"`},
 		{DoubleType, EncodeDouble(1), "1.0"},
 		{DoubleType, EncodeDouble(1e20), "1.0E20"},
-		{DoubleType, EncodeDouble(math.Inf(-1)), `"-Infinity"`},
+		{DoubleType, EncodeDouble(math.Inf(-1)), `null`},
 		{DecimalType, EncodeDecimal(big.NewInt(15), 1), "1.5"},
 		{IntType, nil, "null"},
 		{ListOf(IntType, false), EncodeList([][]byte{EncodeInt(1), EncodeInt(2)}), "[1, 2]"},
