@@ -73,6 +73,9 @@ type Config struct {
 	// UserDefinedFunctionsEnabled is user_defined_functions_enabled
 	// (false by default; cqld cannot run Java UDFs either way).
 	UserDefinedFunctionsEnabled bool
+	// DefaultKeyspaceRF is default_keyspace_rf: the replication factor
+	// CREATE KEYSPACE uses when the replication map gives none (1).
+	DefaultKeyspaceRF int
 	// DynamicDataMaskingEnabled is dynamic_data_masking_enabled (false by
 	// default, as in Cassandra 5.0; cqld does not implement masking).
 	DynamicDataMaskingEnabled bool
@@ -103,6 +106,7 @@ func DefaultConfig() Config {
 		NativePort:                9042,
 		AdminPort:                 7199,
 		NumTokens:                 16,
+		DefaultKeyspaceRF:         1,
 		CommitlogSync:             "group",
 		CommitlogSyncGroupWindow:  500 * time.Microsecond,
 		CommitlogSyncPeriod:       10 * time.Second,
@@ -212,6 +216,8 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.MaterializedViewsEnabled, err = toBool(v)
 		case "user_defined_functions_enabled", "enable_user_defined_functions":
 			cfg.UserDefinedFunctionsEnabled, err = toBool(v)
+		case "default_keyspace_rf":
+			cfg.DefaultKeyspaceRF, err = toInt(v)
 		case "dynamic_data_masking_enabled":
 			cfg.DynamicDataMaskingEnabled, err = toBool(v)
 		case "batch_size_warn_threshold", "batch_size_warn_threshold_in_kb":
@@ -247,6 +253,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CommitlogSyncGroupWindow < 0 {
 		return fmt.Errorf("commitlog_sync_group_window must not be negative (got %s)", c.CommitlogSyncGroupWindow)
+	}
+	if c.DefaultKeyspaceRF < 1 {
+		return fmt.Errorf("default_keyspace_rf must be at least 1 (got %d)", c.DefaultKeyspaceRF)
 	}
 	if c.NumTokens < 1 || c.NumTokens > 1536 {
 		return fmt.Errorf("num_tokens must be between 1 and 1536 (got %d)", c.NumTokens)

@@ -161,6 +161,7 @@ func (n *Node) start() error {
 		TableStats:                                 &tableStats{engine: n.engine},
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
+		DefaultKeyspaceRF:                          cfg.DefaultKeyspaceRF,
 		DynamicDataMaskingEnabled:                  cfg.DynamicDataMaskingEnabled,
 		BatchSizeWarnThreshold:                     cfg.BatchSizeWarnThreshold,
 		BatchSizeFailThreshold:                     cfg.BatchSizeFailThreshold,

@@ -81,12 +81,17 @@ func (e *Executor) localDatacenter() string {
 	return "datacenter1"
 }
 
+// defaultKeyspaceRF is default_keyspace_rf.
+func (e *Executor) defaultKeyspaceRF() int {
+	return max(e.cfg.DefaultKeyspaceRF, 1)
+}
+
 // replicationOptions validates a replication map as Cassandra 5.0 does
 // (ReplicationParams.fromMapWithDefaults, the strategy's prepareOptions,
 // AbstractReplicationStrategy.validateReplicationStrategy). prev holds the
 // keyspace's current options on ALTER (nil on CREATE). The cluster is this
-// one node, in datacenter dc.
-func replicationOptions(ks string, in, prev map[string]string, dc string) (*replication, error) {
+// one node, in datacenter dc; defaultRF is default_keyspace_rf.
+func replicationOptions(ks string, in, prev map[string]string, dc string, defaultRF int) (*replication, error) {
 	class, ok := in["class"]
 	if !ok {
 		return nil, cqlerr.ConfigErrorf("Missing replication strategy class")
@@ -126,13 +131,12 @@ func replicationOptions(ks string, in, prev map[string]string, dc string) (*repl
 		}
 		return nil
 	}
-	const defaultRF = "1" // default_keyspace_rf
 	r := &replication{options: map[string]string{"class": full}}
 	switch full {
 	case schema.SimpleStrategyClass:
 		// SimpleStrategy.prepareOptions: the previous (or default) factor.
 		if _, ok := opts["replication_factor"]; !ok {
-			rf := defaultRF
+			rf := strconv.Itoa(defaultRF)
 			if p, ok := prev["replication_factor"]; ok {
 				rf = p
 			}
@@ -151,7 +155,7 @@ func replicationOptions(ks string, in, prev map[string]string, dc string) (*repl
 		// expands to every datacenter not given (keeping the previous
 		// ones on ALTER); zero factors are dropped.
 		if len(opts) == 0 {
-			rf := defaultRF
+			rf := strconv.Itoa(defaultRF)
 			if p, ok := prev["replication_factor"]; ok {
 				rf = p
 			}
@@ -287,7 +291,7 @@ func (e *Executor) keyspaceFromProperties(name string, props []cql.Property, old
 	}
 	var warnings []string
 	if repl != nil {
-		r, err := replicationOptions(name, repl, prev, e.localDatacenter())
+		r, err := replicationOptions(name, repl, prev, e.localDatacenter(), e.defaultKeyspaceRF())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -45,6 +45,10 @@ type Config struct {
 	MaterializedViewsEnabled bool
 	// UserDefinedFunctionsEnabled is user_defined_functions_enabled.
 	UserDefinedFunctionsEnabled bool
+	// DefaultKeyspaceRF is default_keyspace_rf: the replication factor of
+	// a keyspace whose replication does not give one (0 means 1, the
+	// default).
+	DefaultKeyspaceRF int
 	// DynamicDataMaskingEnabled is dynamic_data_masking_enabled (false
 	// by default, as in Cassandra 5.0). cqld does not implement masking:
 	// MASKED WITH is refused either way, with Cassandra's message when
