@@ -38,7 +38,7 @@ concurrent_reads: 32
 	want.TombstoneWarnThreshold, want.TombstoneFailureThreshold, want.PurgeInterval = d.TombstoneWarnThreshold, d.TombstoneFailureThreshold, d.PurgeInterval
 	want.BatchSizeWarnThreshold, want.BatchSizeFailThreshold = d.BatchSizeWarnThreshold, d.BatchSizeFailThreshold
 	want.UnloggedBatchAcrossPartitionsWarnThreshold = d.UnloggedBatchAcrossPartitionsWarnThreshold
-	want.Guardrails = d.Guardrails
+	want.Guardrails, want.DefaultKeyspaceRF = d.Guardrails, d.DefaultKeyspaceRF
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
