@@ -349,7 +349,7 @@ func (sc *selCompiler) compileArith(x *cql.ArithSel) (*selExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := l.name + " " + string(x.Op) + " " + r.name
+	name := operandName(x.Left, l.name, x.Op, false) + " " + string(x.Op) + " " + operandName(x.Right, r.name, x.Op, true)
 	res, fn, err := arithFunc(x.Op, l.typ, r.typ)
 	if err != nil {
 		return nil, err
@@ -442,7 +442,28 @@ func (sc *selCompiler) compileNeg(x *cql.NegSel) (*selExpr, error) {
 			return nil, err
 		}
 		return encodeNum(typ, r)
-	}}, name: "-" + arg.name, typ: typ, agg: arg.agg}, nil
+	}}, name: "-" + operandName(x.Expr, arg.name, '-', true), typ: typ, agg: arg.agg}, nil
+}
+
+// operandName is the name of an operand of op in a result column name:
+// in parentheses when it is an operation that binds less tightly (or as
+// tightly, on the right), as the user wrote them (the parser drops
+// grouping parentheses; Cassandra names "(c - b) / a").
+func operandName(e cql.SelectorExpr, name string, op byte, right bool) string {
+	inner, ok := e.(*cql.ArithSel)
+	if !ok {
+		return name
+	}
+	prec := func(op byte) int {
+		if op == '+' || op == '-' {
+			return 1
+		}
+		return 2
+	}
+	if prec(inner.Op) < prec(op) || right && prec(inner.Op) == prec(op) {
+		return "(" + name + ")"
+	}
+	return name
 }
 
 func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {

@@ -184,6 +184,21 @@ func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
 	return b, nil
 }
 
+// ungrouped returns the term inside parentheses: the parser reads (x) as
+// a one-element tuple, which is x itself unless the receiver is a tuple
+// (Tuples.Literal.prepare; a UDT is a tuple there too). A nil receiver
+// type is not a tuple (an operand of arithmetic). Anything else is
+// returned as is.
+func ungrouped(t cql.Term, recv *types.Type) cql.Term {
+	for {
+		tl, ok := t.(*cql.TupleLiteral)
+		if !ok || len(tl.Elems) != 1 || recv != nil && (recv.Kind == types.Tuple || recv.Kind == types.UDT) {
+			return t
+		}
+		t = tl.Elems[0]
+	}
+}
+
 // compileTerm compiles a term for a receiver column (or pseudo-column such
 // as "[limit]").
 func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time) (termFn, error) {
@@ -229,6 +244,9 @@ func (c *compiled) compileTerm(t cql.Term, recv ColumnSpec, now func() time.Time
 	case *cql.UDTLiteral:
 		return c.compileUDTLiteral(x, recv, now)
 	case *cql.TupleLiteral:
+		if inner := ungrouped(x, recv.Type); inner != t {
+			return c.compileTerm(inner, recv, now)
+		}
 		if recv.Type.Kind != types.Tuple && recv.Type.Kind != types.UDT {
 			return nil, cqlerr.Invalidf("Invalid tuple type literal for %s of type %s", recv.Name, recv.Type)
 		}
@@ -475,6 +493,7 @@ func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSp
 		if t == nil {
 			return recv.Type
 		}
+		t = ungrouped(t, nil)
 		if l, ok := t.(*cql.Literal); ok && l.Kind == cql.LitDuration {
 			return types.DurationType
 		}

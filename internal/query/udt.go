@@ -65,6 +65,9 @@ func termAssignable(t cql.Term, typ *types.Type) bool {
 			return typ.Kind == types.Map || (len(x.Keys) == 0 && typ.Kind == types.Set)
 		}
 	case *cql.TupleLiteral:
+		if inner := ungrouped(x, typ); inner != t {
+			return termAssignable(inner, typ)
+		}
 		return (typ.Kind == types.Tuple || typ.Kind == types.UDT) && len(x.Elems) <= len(typ.Params)
 	case *cql.UDTLiteral:
 		return typ.Kind == types.UDT
