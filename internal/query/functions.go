@@ -491,18 +491,32 @@ func mathFn(name string, t *types.Type, n num) ([]byte, error) {
 	return encodeNum(t, num{kind: types.Double, f: f})
 }
 
-// arithFunc returns the result type and implementation of a op b.
-func arithFunc(op byte, a, b *types.Type) (*types.Type, func(x, y []byte) ([]byte, error), error) {
+// arithFunc returns the result type and implementation of a op b (aText
+// and bText are the operands as written, for the error).
+func arithFunc(op byte, a, b *types.Type, aText, bText string) (*types.Type, func(x, y []byte) ([]byte, error), error) {
 	opName := arithOpNames[op]
 	if a.Kind == types.Timestamp || a.Kind == types.Date {
 		if b.Kind == types.Duration && (op == '+' || op == '-') {
 			return a, func(x, y []byte) ([]byte, error) { return addDuration(a, x, y, op == '-') }, nil
 		}
 	}
-	if !isNumeric(a) || !isNumeric(b) {
-		return nil, nil, cqlerr.Invalidf("the '%s' operation is not supported between %s and %s", opText(op), a, b)
+	if op == '+' && isString(a) && isString(b) {
+		// Concatenation (CASSANDRA-17190): ascii only when both are.
+		res := types.TextType
+		if a.Kind == types.Ascii && b.Kind == types.Ascii {
+			res = types.AsciiType
+		}
+		return res, func(x, y []byte) ([]byte, error) {
+			if x == nil || y == nil {
+				return nil, nil
+			}
+			return append(append(make([]byte, 0, len(x)+len(y)), x...), y...), nil
+		}, nil
 	}
-	_ = opName
+	if !isNumeric(a) || !isNumeric(b) {
+		// OperationFcts names the operands as written.
+		return nil, nil, cqlerr.Invalidf("the '%s' operation is not supported between %s and %s", opText(op), aText, bText)
+	}
 	res := promote(a, b)
 	return res, func(x, y []byte) ([]byte, error) {
 		if len(x) == 0 || len(y) == 0 {
@@ -527,6 +541,9 @@ func arithFunc(op byte, a, b *types.Type) (*types.Type, func(x, y []byte) ([]byt
 }
 
 func opText(op byte) string { return string(op) }
+
+// isString reports a text (varchar) or ascii type.
+func isString(t *types.Type) bool { return t.Kind == types.Text || t.Kind == types.Ascii }
 
 // addDuration adds (or subtracts) a duration to a timestamp or date.
 func addDuration(t *types.Type, x, d []byte, sub bool) ([]byte, error) {

@@ -350,7 +350,7 @@ func (sc *selCompiler) compileArith(x *cql.ArithSel) (*selExpr, error) {
 		return nil, err
 	}
 	name := operandName(x.Left, l.name, x.Op, false) + " " + string(x.Op) + " " + operandName(x.Right, r.name, x.Op, true)
-	res, fn, err := arithFunc(x.Op, l.typ, r.typ)
+	res, fn, err := arithFunc(x.Op, l.typ, r.typ, l.name, r.name)
 	if err != nil {
 		return nil, err
 	}

@@ -508,7 +508,11 @@ func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSp
 		return recv.Type
 	}
 	lt, rt := typeOf(left), typeOf(right)
-	res, fn, err := arithFunc(op, lt, rt)
+	ltext := "0"
+	if left != nil {
+		ltext = cql.FormatTerm(left)
+	}
+	res, fn, err := arithFunc(op, lt, rt, ltext, cql.FormatTerm(right))
 	if err != nil {
 		return nil, err
 	}
