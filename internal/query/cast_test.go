@@ -59,8 +59,8 @@ func TestCastMatrix(t *testing.T) {
 		in       []byte
 		want     string // types.Format of the result
 	}{
-		{types.IntType, types.DecimalType, types.EncodeInt(1), "1.0"},
-		{types.BigintType, types.DecimalType, types.EncodeBigint(10000000000), "1.0E+10"},
+		{types.IntType, types.DecimalType, types.EncodeInt(1), "1"},
+		{types.BigintType, types.DecimalType, types.EncodeBigint(10000000000), "10000000000"},
 		{types.DoubleType, types.IntType, types.EncodeDouble(math.NaN()), "0"},
 		{types.DoubleType, types.IntType, types.EncodeDouble(1e20), "2147483647"},
 		{types.DoubleType, types.BigintType, types.EncodeDouble(-1e300), "-9223372036854775808"},
@@ -71,7 +71,7 @@ func TestCastMatrix(t *testing.T) {
 		{types.DecimalType, types.VarintType, dec("1E+20"), "7766279631452241920"}, // low 64 bits
 		{types.DoubleType, types.VarintType, types.EncodeDouble(-3.7), "-3"},
 		{types.FloatType, types.DoubleType, types.EncodeFloat(0.1), "0.10000000149"},
-		{types.FloatType, types.DecimalType, types.EncodeFloat(0.1), "0.10000000149011612"},
+		{types.FloatType, types.DecimalType, types.EncodeFloat(0.1), "0.1"},
 		{types.VarintType, types.DoubleType, types.EncodeVarint(new(big.Int).Lsh(big.NewInt(1), 70)), "1.18059162072e+21"},
 		{types.CounterType, types.IntType, types.EncodeBigint(7), "7"},
 		{types.IntType, types.TextType, types.EncodeInt(-5), "-5"},

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -660,8 +661,9 @@ func castFunc(from, to *types.Type) func(v []byte) ([]byte, error) {
 // methods: byteValue/shortValue/intValue of a float or double go through
 // (int) (saturating, NaN is 0) and then truncate; longValue saturates for
 // floats and keeps the low 64 bits of varints and decimals; decimal results
-// are BigDecimal.valueOf(doubleValue()) (so CAST(1 AS decimal) is 1.0) and
-// varint results BigInteger.valueOf(longValue()).
+// are getDecimalConversionFunction's (exact for integers and varints, the
+// shortest decimal digits for floats and doubles) and varint results
+// BigInteger.valueOf(longValue()).
 func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 	n, err := decodeNum(from, v)
 	if err != nil {
@@ -697,13 +699,25 @@ func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 	case types.Varint:
 		return types.EncodeVarint(big.NewInt(n.int64())), nil
 	case types.Decimal:
-		d := n.float()
-		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.",
-				strings.Trim(types.ToJSON(types.DoubleType, types.EncodeDouble(d)), `"`)[:1])
+		switch n.kind {
+		case types.Decimal:
+			return v, nil
+		case types.Varint:
+			return types.ParseString(types.DecimalType, n.r.Num().String()) // new BigDecimal(BigInteger)
+		case types.Float, types.Double:
+			// new BigDecimal(Float.toString(f)), BigDecimal.valueOf(d):
+			// the shortest digits of the float or double itself.
+			bits := 64
+			if n.kind == types.Float {
+				bits = 32
+			}
+			s := types.JavaDouble(n.f, bits)
+			if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
+				return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", s[:1])
+			}
+			return types.ParseString(types.DecimalType, s)
 		}
-		// BigDecimal.valueOf(double) is new BigDecimal(Double.toString(d)).
-		return types.ParseString(types.DecimalType, strings.Trim(types.ToJSON(types.DoubleType, types.EncodeDouble(d)), `"`))
+		return types.ParseString(types.DecimalType, strconv.FormatInt(n.int64(), 10)) // BigDecimal.valueOf(long)
 	}
 	return nil, cqlerr.Invalidf("%s is not a numeric type", to)
 }
@@ -718,8 +732,12 @@ func castText(t *types.Type, v []byte) string {
 		return "null"
 	}
 	switch t.Kind {
-	case types.Float, types.Double:
-		return strings.Trim(types.ToJSON(t, v), `"`)
+	case types.Float:
+		f, _ := types.DecodeFloat(v)
+		return types.JavaDouble(float64(f), 32)
+	case types.Double:
+		f, _ := types.DecodeDouble(v)
+		return types.JavaDouble(f, 64)
 	case types.Timestamp:
 		ms, _ := types.DecodeBigint(v)
 		return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
