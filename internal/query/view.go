@@ -91,7 +91,8 @@ func (e *Executor) compileViewWhere(base *schema.Table, where string) (*viewFilt
 }
 
 func (e *Executor) compileViewRelations(base *schema.Table, rels []cql.Relation) (*viewFilter, error) {
-	c := &compiled{}
+	// The schema and partitioner serve token(...) as a value.
+	c := &compiled{schema: e.cfg.Schema.Current(), part: e.cfg.Partitioner}
 	f := &viewFilter{}
 	for _, r := range rels {
 		if r.Token {
@@ -221,14 +222,13 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 	if cql.BindMarkerCount(st) > 0 {
 		return cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
 	}
-	for _, p := range st.Properties {
-		if strings.EqualFold(p.Name, "default_time_to_live") {
-			return cqlerr.Invalidf("Cannot set default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table.")
-		}
-	}
 	params, err := tableParams(st.Properties)
 	if err != nil {
 		return err
+	}
+	if params.DefaultTimeToLive != 0 {
+		// CreateViewStatement: 0 is allowed (CASSANDRA-16960).
+		return cqlerr.Invalidf("Cannot set default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table.")
 	}
 	whereText := ""
 	if len(sel.Where) > 0 {
@@ -421,14 +421,14 @@ func (e *Executor) compileAlterView(c *compiled, st *cql.AlterMaterializedView, 
 	if err != nil {
 		return err
 	}
-	for _, p := range st.Properties {
-		if strings.EqualFold(p.Name, "default_time_to_live") {
-			return cqlerr.Invalidf("Cannot set or alter default_time_to_live for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table.")
-		}
-	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
 		changed, err := e.cfg.Schema.AlterView(ksName, st.Name.Name, st.IfExists, func(old schema.TableParams) (schema.TableParams, error) {
-			return tableParamsOver(old, st.Properties)
+			p, err := tableParamsOver(old, st.Properties)
+			if err == nil && p.DefaultTimeToLive > 0 {
+				// AlterViewStatement: 0 is allowed.
+				err = cqlerr.Invalidf("Forbidden default_time_to_live detected for a materialized view. Data in a materialized view always expire at the same time than the corresponding data in the parent table. default_time_to_live must be set to zero, see CASSANDRA-12868 for more information")
+			}
+			return p, err
 		})
 		if err != nil || !changed {
 			if err != nil {
