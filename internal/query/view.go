@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,11 @@ type viewRelation struct {
 	col    *schema.Column
 	op     cql.Operator
 	values [][]byte // one value, or the IN list
+	// tuple and tuples are a multi-column relation's clustering columns
+	// and its tuple (or IN list of tuples), compared as values in the
+	// columns' order; col is then nil.
+	tuple  []*schema.Column
+	tuples [][][]byte
 }
 
 // viewFilters caches compiled WHERE clauses by view id and text.
@@ -101,8 +107,16 @@ func (e *Executor) compileViewRelations(base *schema.Table, rels []cql.Relation)
 		if r.Index != nil {
 			return nil, cqlerr.Invalidf("WHERE clause for materialized view cannot contain custom index expressions")
 		}
-		if r.Tuple || r.MapKey != nil || len(r.Columns) != 1 {
-			return nil, cqlerr.Invalidf("Materialized views only support single-column restrictions (got %s)", relText(r))
+		if r.Tuple {
+			vr, err := e.compileViewTuple(c, base, r)
+			if err != nil {
+				return nil, err
+			}
+			f.rels = append(f.rels, vr)
+			continue
+		}
+		if r.MapKey != nil || len(r.Columns) != 1 {
+			return nil, cqlerr.Invalidf("Unsupported restriction in a materialized view WHERE clause: %s", relText(r))
 		}
 		col, err := columnOf(base, r.Columns[0])
 		if err != nil {
@@ -153,18 +167,119 @@ func (e *Executor) compileViewRelations(base *schema.Table, rels []cql.Relation)
 	return f, nil
 }
 
+// compileViewTuple compiles a multi-column relation of a view's WHERE:
+// clustering columns in key order, compared with literal tuples.
+func (e *Executor) compileViewTuple(c *compiled, base *schema.Table, r cql.Relation) (viewRelation, error) {
+	vr := viewRelation{op: r.Op}
+	for i, n := range r.Columns {
+		col, err := columnOf(base, n)
+		if err != nil {
+			return vr, err
+		}
+		if col.Kind != schema.Clustering {
+			return vr, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
+		}
+		if i > 0 && col.Position != vr.tuple[0].Position+i {
+			return vr, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
+		}
+		vr.tuple = append(vr.tuple, col)
+	}
+	eval := func(t cql.Term) ([][]byte, error) {
+		tl, ok := t.(*cql.TupleLiteral)
+		if !ok {
+			return nil, cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
+		}
+		if len(tl.Elems) != len(vr.tuple) {
+			return nil, cqlerr.Invalidf("Expected %d elements in value tuple, but got %d: %s", len(vr.tuple), len(tl.Elems), cql.FormatTerm(t))
+		}
+		out := make([][]byte, len(tl.Elems))
+		for i, el := range tl.Elems {
+			col := vr.tuple[i]
+			fn, err := c.compileTerm(el, spec(base, col.Name, col.Type), e.now)
+			if err != nil {
+				return nil, err
+			}
+			if out[i], _, err = fn(nil); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	switch r.Op {
+	case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+		v, err := eval(r.Value)
+		if err != nil {
+			return vr, err
+		}
+		vr.tuples = [][][]byte{v}
+	case cql.OpIn:
+		if r.InMarker != nil {
+			return vr, cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
+		}
+		for _, t := range r.InValues {
+			v, err := eval(t)
+			if err != nil {
+				return vr, err
+			}
+			vr.tuples = append(vr.tuples, v)
+		}
+	default:
+		return vr, cqlerr.Invalidf("Unsupported restriction in a materialized view WHERE clause: %s", relText(r))
+	}
+	return vr, nil
+}
+
 // restricted reports whether the filter restricts col.
 func (f *viewFilter) restricted(col *schema.Column) bool {
 	for _, r := range f.rels {
-		if r.col == col {
+		if r.col == col || slices.Contains(r.tuple, col) {
 			return true
 		}
 	}
 	return false
 }
 
+// matchesTuple reports whether the row's values of a multi-column
+// relation's columns satisfy it.
+func (r *viewRelation) matchesTuple(value func(*schema.Column) []byte) bool {
+	vals := make([][]byte, len(r.tuple))
+	for i, col := range r.tuple {
+		if vals[i] = value(col); vals[i] == nil {
+			return false
+		}
+	}
+	compare := func(t [][]byte) int {
+		for i, col := range r.tuple {
+			if t[i] == nil {
+				return 2 // a null component matches nothing
+			}
+			if c := types.Compare(col.Type, vals[i], t[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	if r.op == cql.OpIn {
+		for _, t := range r.tuples {
+			if compare(t) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	c := compare(r.tuples[0])
+	return c != 2 && compareHolds(r.op, c)
+}
+
 func (f *viewFilter) matches(value func(*schema.Column) []byte) bool {
-	for _, r := range f.rels {
+	for i := range f.rels {
+		r := &f.rels[i]
+		if r.tuple != nil {
+			if !r.matchesTuple(value) {
+				return false
+			}
+			continue
+		}
 		v := value(r.col)
 		if v == nil {
 			return false
