@@ -323,13 +323,8 @@ func formatText(s string, quote bool) string {
 // precision raised by the exponent when %g would not use scientific
 // notation anyway.
 func FormatFloat(f float64, prec int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := types.NonFinite(f); ok {
+		return s
 	}
 	if math.Abs(f) > 2.220446049250313e-16 {
 		exp := int(math.Log10(math.Abs(f))) // Python's int() truncates

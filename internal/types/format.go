@@ -3,7 +3,6 @@ package types
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"math"
 	"math/big"
 	"net"
 	"strconv"
@@ -237,13 +236,8 @@ func quoteIdent(s string) string {
 }
 
 func formatFloat(f float64, bits, prec int, cql bool) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := NonFinite(f); ok {
+		return s
 	}
 	if cql {
 		return strconv.FormatFloat(f, 'g', -1, bits)

@@ -14,13 +14,10 @@ import (
 // Float.toString (bits 32): "1.0", "0.001", "1.0E7", "1.5E-5", "NaN",
 // "Infinity", "-0.0".
 func JavaDouble(f float64, bits int) string {
+	if s, ok := NonFinite(f); ok {
+		return s
+	}
 	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
 	case f == 0:
 		if math.Signbit(f) {
 			return "-0.0"
@@ -42,6 +39,20 @@ func JavaDouble(f float64, bits int) string {
 	}
 	e, _ := strconv.Atoi(exp)
 	return mant + "E" + strconv.Itoa(e)
+}
+
+// NonFinite returns the name of a NaN or an infinity as Java and CQL
+// write it ("NaN", "Infinity", "-Infinity"); false for a finite f.
+func NonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", true
+	case math.IsInf(f, 1):
+		return "Infinity", true
+	case math.IsInf(f, -1):
+		return "-Infinity", true
+	}
+	return "", false
 }
 
 // JavaHostAddress is InetAddress.getHostAddress of a serialized inet:
