@@ -66,6 +66,33 @@ func relText(r cql.Relation) string {
 	return b.String()
 }
 
+// tupleRelationColumns resolves the columns of a multi-column relation:
+// distinct clustering columns in key order.
+func tupleRelationColumns(t *schema.Table, r cql.Relation) ([]*schema.Column, error) {
+	cols := make([]*schema.Column, len(r.Columns))
+	for i, n := range r.Columns {
+		col, err := columnOf(t, n)
+		if err != nil {
+			return nil, err
+		}
+		if col.Kind != schema.Clustering {
+			return nil, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
+		}
+		for j := 0; j < i; j++ {
+			if cols[j] == col {
+				return nil, cqlerr.Invalidf("Column \"%s\" appeared twice in a relation: %s", col.Name, relText(r))
+			}
+		}
+		cols[i] = col
+	}
+	for i, col := range cols {
+		if col.Position != cols[0].Position+i {
+			return nil, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
+		}
+	}
+	return cols, nil
+}
+
 // compileTupleRelation handles one multi-column relation of a SELECT,
 // UPDATE or DELETE on table t. Equalities and INs are stored in ck, slices
 // in *tuple; eq reports an equality.
@@ -77,26 +104,9 @@ func (c *compiled) compileTupleRelation(t *schema.Table, tuple **tupleRestrictio
 		// at the columns.
 		return false, cqlerr.Invalidf("Unsupported \"%s\" relation: %s", r.Op, relText(r))
 	}
-	cols := make([]*schema.Column, len(r.Columns))
-	for i, n := range r.Columns {
-		col, err := columnOf(t, n)
-		if err != nil {
-			return false, err
-		}
-		if col.Kind != schema.Clustering {
-			return false, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
-		}
-		for j := 0; j < i; j++ {
-			if cols[j] == col {
-				return false, cqlerr.Invalidf("Column \"%s\" appeared twice in a relation: %s", col.Name, relText(r))
-			}
-		}
-		cols[i] = col
-	}
-	for i, col := range cols {
-		if col.Position != cols[0].Position+i {
-			return false, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
-		}
+	cols, err := tupleRelationColumns(t, r)
+	if err != nil {
+		return false, err
 	}
 	elemTypes := make([]*types.Type, len(cols))
 	for i, col := range cols {

@@ -171,19 +171,11 @@ func (e *Executor) compileViewRelations(base *schema.Table, rels []cql.Relation)
 // clustering columns in key order, compared with literal tuples.
 func (e *Executor) compileViewTuple(c *compiled, base *schema.Table, r cql.Relation) (viewRelation, error) {
 	vr := viewRelation{op: r.Op}
-	for i, n := range r.Columns {
-		col, err := columnOf(base, n)
-		if err != nil {
-			return vr, err
-		}
-		if col.Kind != schema.Clustering {
-			return vr, cqlerr.Invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", col.Name)
-		}
-		if i > 0 && col.Position != vr.tuple[0].Position+i {
-			return vr, cqlerr.Invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relText(r))
-		}
-		vr.tuple = append(vr.tuple, col)
+	cols, err := tupleRelationColumns(base, r)
+	if err != nil {
+		return vr, err
 	}
+	vr.tuple = cols
 	eval := func(t cql.Term) ([][]byte, error) {
 		tl, ok := t.(*cql.TupleLiteral)
 		if !ok {
