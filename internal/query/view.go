@@ -136,31 +136,15 @@ func (e *Executor) compileViewRelations(base *schema.Table, rels []cql.Relation)
 		}
 		switch r.Op {
 		case cql.OpIsNot:
-		case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+		case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte, cql.OpIn:
 			if !col.IsPrimaryKey() {
 				return nil, cqlerr.Invalidf("Non-primary key columns can only be restricted with 'IS NOT NULL' (got: %s restricted illegally)", col.Name)
 			}
-			v, err := eval(r.Value)
-			if err != nil {
+			fallthrough
+		default:
+			if vr.values, err = viewRelationValues(r, eval); err != nil {
 				return nil, err
 			}
-			vr.values = [][]byte{v}
-		case cql.OpIn:
-			if !col.IsPrimaryKey() {
-				return nil, cqlerr.Invalidf("Non-primary key columns can only be restricted with 'IS NOT NULL' (got: %s restricted illegally)", col.Name)
-			}
-			if r.InMarker != nil {
-				return nil, cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
-			}
-			for _, t := range r.InValues {
-				v, err := eval(t)
-				if err != nil {
-					return nil, err
-				}
-				vr.values = append(vr.values, v)
-			}
-		default:
-			return nil, cqlerr.Invalidf("Unsupported restriction in a materialized view WHERE clause: %s", relText(r))
 		}
 		f.rels = append(f.rels, vr)
 	}
@@ -197,28 +181,35 @@ func (e *Executor) compileViewTuple(c *compiled, base *schema.Table, r cql.Relat
 		}
 		return out, nil
 	}
+	vr.tuples, err = viewRelationValues(r, eval)
+	return vr, err
+}
+
+// viewRelationValues evaluates the value of a view's relation, or each of
+// its IN list; other operators are refused.
+func viewRelationValues[T any](r cql.Relation, eval func(cql.Term) (T, error)) ([]T, error) {
 	switch r.Op {
 	case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 		v, err := eval(r.Value)
 		if err != nil {
-			return vr, err
+			return nil, err
 		}
-		vr.tuples = [][][]byte{v}
+		return []T{v}, nil
 	case cql.OpIn:
 		if r.InMarker != nil {
-			return vr, cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
+			return nil, cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
 		}
+		out := make([]T, 0, len(r.InValues))
 		for _, t := range r.InValues {
 			v, err := eval(t)
 			if err != nil {
-				return vr, err
+				return nil, err
 			}
-			vr.tuples = append(vr.tuples, v)
+			out = append(out, v)
 		}
-	default:
-		return vr, cqlerr.Invalidf("Unsupported restriction in a materialized view WHERE clause: %s", relText(r))
+		return out, nil
 	}
-	return vr, nil
+	return nil, cqlerr.Invalidf("Unsupported restriction in a materialized view WHERE clause: %s", relText(r))
 }
 
 // restricted reports whether the filter restricts col.
