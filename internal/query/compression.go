@@ -33,13 +33,17 @@ var compressorOptions = map[string][]string{
 // compression is off (an empty map too). Errors are Cassandra's
 // ConfigurationExceptions, in its order.
 func compressionOptions(opts map[string]string) (map[string]string, error) {
+	if len(opts) == 0 {
+		return map[string]string{"enabled": "false"}, nil
+	}
 	rest := maps.Clone(opts)
 	enabled := true
 	if v, ok := rest["enabled"]; ok {
 		enabled = strings.EqualFold(v, "true") // Boolean.parseBoolean
 		delete(rest, "enabled")
 	}
-	if _, ok := rest["class"]; len(opts) > 0 && enabled && !ok {
+	class, hasClass := rest["class"]
+	if enabled && !hasClass {
 		return nil, cqlerr.ConfigErrorf("Missing sub-option 'class' for the 'compression' option.")
 	}
 	if !enabled {
@@ -48,9 +52,8 @@ func compressionOptions(opts map[string]string) (map[string]string, error) {
 		}
 		return map[string]string{"enabled": "false"}, nil
 	}
-	class, hasClass := rest["class"]
 	delete(rest, "class")
-	if hasClass && class == "" {
+	if class == "" {
 		return nil, cqlerr.ConfigErrorf("The 'class' option must not be empty. To disable compression use 'enabled' : false")
 	}
 	chunkKB := 16
@@ -73,14 +76,6 @@ func compressionOptions(opts map[string]string) (map[string]string, error) {
 		if ratio, err = strconv.ParseFloat(strings.TrimSpace(ratioText), 64); err != nil {
 			return nil, cqlerr.ConfigErrorf("Invalid value for min_compress_ratio: %s", ratioText)
 		}
-	}
-	if !hasClass {
-		// {} (or only chunk and ratio options): no compression.
-		if len(rest) > 0 {
-			keys := slices.Sorted(maps.Keys(rest))
-			return nil, cqlerr.ConfigErrorf("Unknown compression options (%s) since no compression class found", javaSet(keys))
-		}
-		return map[string]string{"enabled": "false"}, nil
 	}
 	if !strings.Contains(class, ".") {
 		class = compressionPackage + class
