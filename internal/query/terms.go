@@ -108,11 +108,11 @@ func (c *compiled) checkTypeHint(x *cql.TypeHint, recv ColumnSpec) error {
 // bigint as a time, a timeuuid as a uuid, int, bigint and timestamp as a
 // varint, and so element by element.
 func valueCompatible(to, from *types.Type) bool {
-	if to.String() == from.String() || to.Kind == types.Blob {
+	if to.Equal(from) || to.Kind == types.Blob {
 		return true // BytesType reads anything
 	}
 	if len(to.Params) > 0 || len(from.Params) > 0 {
-		if to.Kind != from.Kind || len(to.Params) != len(from.Params) || to.Kind == types.UDT {
+		if to.Kind != from.Kind || len(to.Params) != len(from.Params) || to.Kind == types.UDT || to.Dimension != from.Dimension {
 			return false
 		}
 		for i := range to.Params {
@@ -144,10 +144,9 @@ func valueCompatible(to, from *types.Type) bool {
 // resultAssignable reports whether a function's result of type ret may be
 // assigned to a receiver of type recv: FunctionCall.Raw.prepare's
 // receiver.type.isValueCompatibleWith(returnType), so a timestamp takes a
-// bigint, a varint a timestamp and a blob anything.
-func resultAssignable(recv, ret *types.Type) bool {
-	return typeAccepts(recv, ret) || valueCompatible(recv, ret)
-}
+// bigint, a varint a timestamp and a blob anything, but a set<text> no
+// set<int>.
+func resultAssignable(recv, ret *types.Type) bool { return valueCompatible(recv, ret) }
 
 // literalValue converts a constant for a receiver.
 func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
