@@ -1562,6 +1562,20 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 	if err != nil {
 		return nil, err
 	}
+	if len(stmts) > 1 {
+		// Every table's updates are checked before the first is written,
+		// as Cassandra validates every mutation first: a batch written
+		// table by table (or, when it reads, statement by statement) must
+		// not fail half-way. (Each table's index updates are built again
+		// when it is written; a single statement checks itself. For a
+		// batch that reads, the first pass's updates stand in for the
+		// second's: they index the same written values.)
+		for _, bt := range tables {
+			if _, err := prepareWrites(bt.t, bt.ups); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if reads {
 		for i, p := range stmts {
 			ups, err := build(i)
@@ -1575,17 +1589,6 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 			}
 		}
 		return &Result{Kind: VoidResult, Warnings: warns}, nil
-	}
-	if len(tables) > 1 {
-		// Every table's updates are checked before the first table is
-		// written, as Cassandra validates every mutation first (each
-		// table's index updates are then built again when it is
-		// written; one table checks itself).
-		for _, bt := range tables {
-			if _, err := prepareWrites(bt.t, bt.ups); err != nil {
-				return nil, err
-			}
-		}
 	}
 	for _, bt := range tables {
 		if len(bt.ups) == 0 {
