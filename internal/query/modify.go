@@ -479,19 +479,19 @@ func (p *modifyPlan) checkClustering() (int, error) {
 		return 0, mergeKeyRestriction(p.ckSlice.col, nil, true)
 	}
 	if tr := p.ckTuple; tr != nil {
-		var slices []*sliceTerms
+		var singles []*sliceTerms
 		if p.ckSlice != nil {
-			slices = append(slices, p.ckSlice)
+			singles = append(singles, p.ckSlice)
 		}
-		slices, err := tr.absorb(slices)
+		singles, err := tr.absorb(singles)
 		if err != nil {
 			return 0, err
 		}
 		p.ckSlice = nil
-		if len(slices) > 0 {
-			p.ckSlice = slices[0]
+		if len(singles) > 0 {
+			p.ckSlice = singles[0]
 		}
-		if err := tr.checkPlacement(t, p.ck, n, slices, false); err != nil {
+		if err := tr.checkPlacement(t, p.ck, n, singles, false); err != nil {
 			return 0, err
 		}
 		return n, nil

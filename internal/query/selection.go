@@ -442,7 +442,16 @@ func (sc *selCompiler) compileNeg(x *cql.NegSel) (*selExpr, error) {
 			return nil, err
 		}
 		return encodeNum(typ, r)
-	}}, name: "-" + operandName(x.Expr, arg.name, '-', true), typ: typ, agg: arg.agg}, nil
+	}}, name: negationName(x.Expr, arg.name), typ: typ, agg: arg.agg}, nil
+}
+
+// negationName names -x: an operation x in parentheses, since a unary
+// minus binds tighter than any of them (-(a * b)).
+func negationName(e cql.SelectorExpr, name string) string {
+	if _, ok := e.(*cql.ArithSel); ok {
+		return "-(" + name + ")"
+	}
+	return "-" + name
 }
 
 // operandName is the name of an operand of op in a result column name:
