@@ -67,6 +67,19 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 	if fn == "ttl" {
 		typ = types.IntType
 	}
+	if !col.Type.IsMultiCell() {
+		// One cell (a simple or frozen column): no slice of cells to build
+		// per row. Its maxwritetime is its writetime.
+		if fn == "maxwritetime" {
+			fn = "writetime"
+		}
+		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
+			if c := metaCell(ctx, col, steps); c != nil {
+				return cellMetaValue(fn, c, ctx.nowSec)
+			}
+			return nil
+		}}, name: name, typ: typ}, nil
+	}
 	if fn == "maxwritetime" {
 		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte {
 			found, newest := false, int64(0)
@@ -81,11 +94,10 @@ func (sc *selCompiler) compileCellMeta(fn string, x *cql.FunctionSel) (*selExpr,
 			return types.EncodeBigint(newest)
 		}}, name: name, typ: types.BigintType}, nil
 	}
-	multi := col.Type.IsMultiCell()
-	if multi && col.Type.Kind == types.UDT && len(steps) == 0 {
+	if col.Type.Kind == types.UDT && len(steps) == 0 {
 		return udtCellMeta(fn, col, name, typ), nil
 	}
-	many := multi
+	many := true
 	for _, st := range steps {
 		many = many && st.slice
 	}
@@ -128,7 +140,18 @@ func (sc *selCompiler) cellMetaColumn(fn string, e cql.SelectorExpr) (*schema.Co
 	return col, nil
 }
 
-// metaCells returns the cells of col in the row that steps select.
+// metaCell returns the cell of a single-cell (simple or frozen) column
+// in the row, when steps select something in its value.
+func metaCell(ctx *evalCtx, col *schema.Column, steps []*metaStep) *mutation.Cell {
+	c := findCell(rowCellsOf(ctx, col), col.ID)
+	if c == nil || len(steps) > 0 && !selectsValue(ctx, c.Value, steps) {
+		return nil
+	}
+	return c
+}
+
+// metaCells returns the cells of the multi-cell column col in the row that
+// steps select.
 func metaCells(ctx *evalCtx, col *schema.Column, steps []*metaStep) []*mutation.Cell {
 	all := rowCellsOf(ctx, col)
 	var cells []*mutation.Cell
@@ -139,12 +162,6 @@ func metaCells(ctx *evalCtx, col *schema.Column, steps []*metaStep) []*mutation.
 	}
 	if len(cells) == 0 {
 		return nil
-	}
-	if !col.Type.IsMultiCell() {
-		if len(steps) > 0 && !selectsValue(ctx, cells[0].Value, steps) {
-			return nil
-		}
-		return cells[:1]
 	}
 	for i, st := range steps {
 		if st.slice {
