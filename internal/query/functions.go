@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
 
@@ -700,10 +699,8 @@ func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 		return types.EncodeVarint(big.NewInt(n.int64())), nil
 	case types.Decimal:
 		switch n.kind {
-		case types.Decimal:
-			return v, nil
 		case types.Varint:
-			return types.ParseString(types.DecimalType, n.r.Num().String()) // new BigDecimal(BigInteger)
+			return types.EncodeDecimal(n.r.Num(), 0), nil // new BigDecimal(BigInteger)
 		case types.Float, types.Double:
 			// new BigDecimal(Float.toString(f)), BigDecimal.valueOf(d):
 			// the shortest digits of the float or double itself.
@@ -713,11 +710,12 @@ func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 			}
 			s := types.JavaDouble(n.f, bits)
 			if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
-				return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", s[:1])
+				// BigDecimal(String) reads the sign first.
+				return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", strings.TrimLeft(s, "-")[:1])
 			}
 			return types.ParseString(types.DecimalType, s)
 		}
-		return types.ParseString(types.DecimalType, strconv.FormatInt(n.int64(), 10)) // BigDecimal.valueOf(long)
+		return types.EncodeDecimal(big.NewInt(n.int64()), 0), nil // BigDecimal.valueOf(long)
 	}
 	return nil, cqlerr.Invalidf("%s is not a numeric type", to)
 }
