@@ -82,9 +82,9 @@ func TestDriverTupleRelationsInModifications(t *testing.T) {
 	}
 }
 
-// TestDriverIndexValueOver64K checks that a legacy index refuses a value
-// of 64 KiB or more, which it cannot hold as its partition key, as
-// Cassandra's CassandraIndex.validate does (SelectTest.
+// TestDriverIndexValueOver64K checks that a legacy index refuses a lookup
+// of more than 65,535 bytes, which it cannot hold as its partition key, as
+// Cassandra's CassandraIndex.validate(ReadCommand) does (SelectTest.
 // testIndexQueryWithValueOver64K); a query without the index answers it.
 func TestDriverIndexValueOver64K(t *testing.T) {
 	_, s := driverNode(t,
@@ -93,16 +93,16 @@ func TestDriverIndexValueOver64K(t *testing.T) {
 		"INSERT INTO ks.big (a, b, c) VALUES (1, 1, 'x')",
 	)
 	big := strings.Repeat("x", 70000)
-	err := s.Query("SELECT a FROM ks.big WHERE c = ?", big).Exec()
-	var rerr gocql.RequestError
-	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != "Index expression values may not be larger than 64K" {
-		t.Fatalf("indexed value of 70,000 bytes: %v, want Invalid (64K)", err)
+	for _, n := range []int{70000, 0x10000} {
+		err := s.Query("SELECT a FROM ks.big WHERE c = ?", big[:n]).Exec()
+		var rerr gocql.RequestError
+		if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != "Index expression values may not be larger than 64K" {
+			t.Fatalf("indexed value of %d bytes: %v, want Invalid (64K)", n, err)
+		}
 	}
-	if n := countRows(t, s, "SELECT a FROM ks.big WHERE c = ?", big[:0xFFFE]); n != 0 {
-		t.Fatalf("indexed value of 65,534 bytes: %d rows, want 0", n)
-	}
-	if err := s.Query("SELECT a FROM ks.big WHERE c = ?", big[:0xFFFF]).Exec(); err == nil {
-		t.Fatal("indexed value of 65,535 bytes: accepted")
+	// The edge: 65,535 bytes are looked up (and find nothing).
+	if n := countRows(t, s, "SELECT a FROM ks.big WHERE c = ?", big[:0xFFFF]); n != 0 {
+		t.Fatalf("indexed value of 65,535 bytes: %d rows, want 0", n)
 	}
 	if err := s.Query("DROP INDEX ks.big_c").Exec(); err != nil {
 		t.Fatal(err)
@@ -133,12 +133,17 @@ func TestDriverIndexedWriteOver64K(t *testing.T) {
 	if n := countRows(t, s, "SELECT a FROM ks.w"); n != 0 {
 		t.Fatalf("%d rows written, want none", n)
 	}
-	// The edge: 65,534 bytes are indexed, 65,535 are not.
+	// The edge: 65,534 bytes are indexed (and found), 65,535 are not.
 	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (0, 0, ?)", big[:0xFFFE]).Exec(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Query("INSERT INTO ks.w (a, b, c) VALUES (1, 0, ?)", big[:0xFFFF]).Exec(); err == nil {
-		t.Fatal("an indexed value of 65,535 bytes was written")
+	if n := countRows(t, s, "SELECT a FROM ks.w WHERE c = ?", big[:0xFFFE]); n != 1 {
+		t.Fatalf("indexed value of 65,534 bytes: %d rows found, want 1", n)
+	}
+	err = s.Query("INSERT INTO ks.w (a, b, c) VALUES (1, 0, ?)", big[:0xFFFF]).Exec()
+	want = "Cannot index value of size 65535 for index w_c on ks.w(c) (maximum allowed size=65535)"
+	if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != want {
+		t.Fatalf("indexed write of 65,535 bytes: %v, want Invalid %q", err, want)
 	}
 	if err := s.Query("INSERT INTO ks.plain (a, c) VALUES (0, ?)", big).Exec(); err != nil {
 		t.Fatal(err)
@@ -156,7 +161,8 @@ func TestDriverIndexedBatchOver64K(t *testing.T) {
 	b := s.Batch(gocql.LoggedBatch)
 	b.Query("INSERT INTO ks.first (a, c) VALUES (0, 0x00)")
 	b.Query("INSERT INTO ks.second (a, c) VALUES (0, ?)", make([]byte, 70000))
-	if err := b.Exec(); err == nil || !strings.Contains(err.Error(), "Cannot index value of size 70000") {
+	var rerr gocql.RequestError
+	if err := b.Exec(); !errors.As(err, &rerr) || rerr.Code() != 0x2200 || !strings.Contains(rerr.Message(), "Cannot index value of size 70000") {
 		t.Fatalf("batch: %v, want Invalid (index size)", err)
 	}
 	if n := countRows(t, s, "SELECT a FROM ks.first"); n != 0 {

@@ -129,8 +129,10 @@ func (ip *indexPlan) indexKey(vals []Value) ([]byte, error) {
 	if v == nil {
 		return nil, cqlerr.Invalidf("Unsupported null value for column %s", ip.col.Name)
 	}
-	if !ip.ix.SAI() && len(v) >= 0xFFFF {
-		// CassandraIndex.validate: the value is the index's partition key.
+	if !ip.ix.SAI() && len(v) > 0xFFFF {
+		// CassandraIndex.validate(ReadCommand): the value is the index's
+		// partition key (a write refuses 65,535 bytes already,
+		// validateIndexedValue; a read only more).
 		return nil, cqlerr.Invalidf("Index expression values may not be larger than 64K")
 	}
 	if ip.mapKey == nil {
