@@ -570,9 +570,10 @@ func (f *formatter) term(t Term) {
 // operand writes t where only a simple term may appear (after a unary
 // minus or a type hint). After a minus, number-like literals are written
 // after a space: "-" "-1" would print as a "--" comment and "-" "0x01"
-// would lex as the number -0. Arithmetic and negations are not simple terms, so a parsed
-// statement never has them here (terms have no grouping parentheses: (x)
-// is a one-element tuple); they are written in parentheses.
+// would lex as the number -0. Arithmetic and negations are not simple
+// terms, so a parsed statement never has them here; written in
+// parentheses they read back as a one-element tuple, which the executor
+// takes as a group (the receiver of an operand is never a tuple).
 func (f *formatter) operand(t Term, afterMinus bool) {
 	switch t := t.(type) {
 	case *BinaryOp, *Negation:

@@ -236,7 +236,7 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 				before := len(rows)
 				var next *pagingState
 				if !perPartition && t.HasStatics() && isEmptyClustering(ck) {
-					rows, next, err = r.staticEntry(rows, bkey, tok, ck, inCur, want)
+					rows, next, err = r.staticEntry(rows, bkey, tok, slices, inCur, want)
 				} else {
 					rows, next, err = r.indexCandidate(rows, bkey, tok, slices, inCur, want)
 				}
@@ -286,9 +286,8 @@ func (r *reader) indexCandidate(rows []outRow, key []byte, tok int64, slices []m
 // staticEntry reads the base partition of a primary-key index entry whose
 // clustering values are all empty: the entry of a row with that clustering,
 // or of the partition's static row (indexUpdates), which is a result when
-// the partition has no row at all.
-func (r *reader) staticEntry(rows []outRow, key []byte, tok int64, ck [][]byte, already int32, want int) ([]outRow, *pagingState, error) {
-	exact := []mutation.Slice{{Start: mutation.Bound{Values: ck, Inclusive: true}, End: mutation.Bound{Values: ck, Inclusive: true}}}
+// the partition has no row at all. exact selects the entry's row.
+func (r *reader) staticEntry(rows []outRow, key []byte, tok int64, exact []mutation.Slice, already int32, want int) ([]outRow, *pagingState, error) {
 	parts, err := r.fetch(&mutation.ReadCommand{Key: key, Token: tok, Slices: exact})
 	if err != nil {
 		return nil, nil, err

@@ -35,7 +35,8 @@ type selectPlan struct {
 	// Clustering prefix (= / IN) and an optional slice after it.
 	ck      []*keyVals
 	ckSlice *sliceTerms
-	// ckTuple is a multi-column IN or slice after the ck prefix.
+	// ckTuple is a multi-column slice after the ck prefix (multi-column
+	// equalities and INs are in ck).
 	ckTuple *tupleRestriction
 	// filters are evaluated on rows (ALLOW FILTERING).
 	filters []rowFilter
@@ -156,9 +157,6 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) 
 		}
 	}
 	if st.Distinct {
-		if p.aggregate {
-			// Cassandra counts distinct partitions: allowed.
-		}
 		for _, s := range p.selectors {
 			if s.col != nil && s.col.Kind != schema.PartitionKey && s.col.Kind != schema.Static {
 				return cqlerr.Invalidf("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", s.col.Name)
@@ -920,7 +918,7 @@ func sortSlices(t *schema.Table, s []mutation.Slice) {
 	// Not an insertion sort: for a DESC column the prefixes arrive in
 	// exactly the reverse order, n^2/2 comparisons for n of them. Not a
 	// stable one either (O(n log^2 n), 20 times slower for a million):
-	// slices with equal starts are equal (tupleSlices drops the repeats).
+	// slices with equal starts are equal (tuples() drops repeated tuples).
 	slices.SortFunc(s, func(a, b mutation.Slice) int { return t.CompareClustering(a.Start.Values, b.Start.Values) })
 }
 
