@@ -279,6 +279,11 @@ func (p *selectPlan) finish(res *Result) *Result {
 			}
 			b.WriteString(types.ToJSON(types.TextType, []byte(jsonKey(s.name))))
 			b.WriteString(": ")
+			if v := row[j]; v != nil && len(v) == 0 {
+				// Selection.rowToJson: an empty value of any type is "".
+				b.WriteString(`""`)
+				continue
+			}
 			b.WriteString(types.ToJSON(s.typ, row[j]))
 		}
 		b.WriteByte('}')
