@@ -106,7 +106,9 @@ func (c *compiled) checkTypeHint(x *cql.TypeHint, recv ColumnSpec) error {
 // type from read as type to (a receiver) mean the same: equal types, any
 // type as a blob, ascii as text, timestamps and bigints as each other, a
 // bigint as a time, a timeuuid as a uuid, int, bigint and timestamp as a
-// varint, and so element by element.
+// varint, and so element by element. A counter takes only a counter
+// (CounterColumnType keeps AbstractType's equality), so `c + (bigint)1` and
+// a bigint function's result are refused for a counter column.
 func valueCompatible(to, from *types.Type) bool {
 	if to.Equal(from) || to.Kind == types.Blob {
 		return true // BytesType reads anything
@@ -125,8 +127,8 @@ func valueCompatible(to, from *types.Type) bool {
 	switch to.Kind {
 	case types.Text:
 		return from.Kind == types.Ascii
-	case types.Bigint, types.Counter:
-		return from.Kind == types.Timestamp || from.Kind == types.Bigint
+	case types.Bigint:
+		return from.Kind == types.Timestamp
 	case types.Timestamp, types.Time:
 		return from.Kind == types.Bigint
 	case types.UUID:
