@@ -46,6 +46,16 @@ func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) 
 		}
 		return def
 	}
+	// wrongParam is FunctionFactory's refusal of argument i for a parameter
+	// (FunctionParameter.validateType) whose toString is param and which
+	// requires what: the argument's type cannot be inferred, or is not one
+	// the parameter accepts.
+	wrongParam := func(i int, param, what string) error {
+		if argTypes[i] == nil {
+			return cqlerr.Invalidf("Cannot infer type of argument %s in call to function system.%s(%s): use type casts to disambiguate", selName(raw[i]), name, param)
+		}
+		return cqlerr.Invalidf("Function system.%s requires %s argument, but found argument %s of type %s", name, what, selName(raw[i]), argTypes[i])
+	}
 	badArg := func(i int, t *types.Type) error {
 		return cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.%s of type %s",
 			selName(raw[i]), i, name, t)
@@ -208,7 +218,7 @@ func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) 
 		}
 		in := argType(0, nil)
 		if in == nil || in.Kind != types.Map {
-			return nil, cqlerr.Invalidf("Function system.%s requires a map argument", name)
+			return nil, wrongParam(0, "map", "a map")
 		}
 		var ret *types.Type
 		if name == "map_keys" {
@@ -231,16 +241,24 @@ func resolveNative(name string, raw []cql.SelectorExpr, argTypes []*types.Type) 
 			return nil, err
 		}
 		in := argType(0, nil)
-		if in == nil || !in.IsCollection() || (name != "collection_count" && in.Kind == types.Map) {
-			if name == "collection_count" {
-				return nil, cqlerr.Invalidf("Function system.%s requires a collection argument", name)
+		numeric := name == "collection_sum" || name == "collection_avg"
+		switch {
+		case name == "collection_count":
+			if in == nil || !in.IsCollection() {
+				return nil, wrongParam(0, "collection", "a collection")
 			}
-			return nil, cqlerr.Invalidf("Function system.%s requires a set or list argument", name)
+		case numeric:
+			if in == nil || !in.IsCollection() || in.Kind == types.Map || !isNumeric(in.Params[0]) {
+				return nil, wrongParam(0, "numeric_set_or_list", "a numeric set/list")
+			}
+		default:
+			// Cassandra's setOrList() parameter also calls itself
+			// numeric_set_or_list.
+			if in == nil || !in.IsCollection() || in.Kind == types.Map {
+				return nil, wrongParam(0, "numeric_set_or_list", "a set or list")
+			}
 		}
 		elem := in.Params[0]
-		if (name == "collection_sum" || name == "collection_avg") && !isNumeric(elem) {
-			return nil, cqlerr.Invalidf("Function system.%s requires a numeric set/list argument", name)
-		}
 		ret := elem
 		if name == "collection_count" {
 			ret = types.IntType
