@@ -123,6 +123,24 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 		})
 	case "system.peers", "system.peers_v2":
 		// A cluster of one has no peers.
+	case "system.IndexInfo":
+		// SystemKeyspace.setIndexBuilt keys the row by keyspace (the
+		// column's name is historical) and leaves value null.
+		for _, tt := range s.Tables(false) {
+			for _, ix := range tt.Indexes {
+				addRow(text(tt.Keyspace), func(*virtualRow) {}, text(ix.Name))
+			}
+		}
+	case "system.built_views":
+		for _, v := range s.Tables(false) {
+			if v.IsView() {
+				addRow(text(v.Keyspace), func(r *virtualRow) {
+					r.set("status_replicated", types.EncodeBoolean(true))
+				}, text(v.Name))
+			}
+		}
+	case "system.view_builds_in_progress":
+		// Views are built before CREATE MATERIALIZED VIEW returns.
 	case "system.size_estimates", "system.table_estimates", schema.SystemViews + ".cqld_table_histograms":
 		e.addTableStatsRows(v, s, addRow)
 	case "system_schema.keyspaces":

@@ -149,6 +149,15 @@ func SystemKeyspaces() map[string]*Keyspace {
 			defineTable(sys, "size_estimates",
 				"pk:keyspace_name text", "ck:table_name text", "ck:range_start text", "ck:range_end text",
 				"mean_partition_size bigint", "partitions_count bigint"),
+			// Index and view build status. cqld builds an index or a view
+			// before CREATE returns, so every one in the schema is listed
+			// as built (query/systables.go).
+			defineTable(sys, "IndexInfo", "pk:table_name text", "ck:index_name text", "value blob"),
+			defineTable(sys, "built_views",
+				"pk:keyspace_name text", "ck:view_name text", "status_replicated boolean"),
+			defineTable(sys, "view_builds_in_progress",
+				"pk:keyspace_name text", "ck:view_name text", "ck:start_token text", "ck:end_token text",
+				"keys_built bigint", "last_token text"),
 			defineTable(sys, "table_estimates",
 				"pk:keyspace_name text", "ck:table_name text", "ck:range_type text", "ck:range_start text",
 				"ck:range_end text", "mean_partition_size bigint", "partitions_count bigint"),
