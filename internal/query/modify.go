@@ -384,7 +384,7 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 		case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 			if !allowSlice || col.Kind != schema.Clustering {
 				if col.Kind == schema.PartitionKey {
-					return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function)")
+					return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function) for %s statements", p.statementType())
 				}
 				return errUpdateSlice
 			}
@@ -427,13 +427,17 @@ func (c *compiled) compileWhereKeys(p *modifyPlan, where []cql.Relation, allowSl
 		target[col.Position] = fns
 	}
 	if token {
-		what := "UPDATE"
-		if p.isDelete {
-			what = "DELETE"
-		}
-		return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for %s statements", what)
+		return cqlerr.Invalidf("The token function cannot be used in WHERE clauses for %s statements", p.statementType())
 	}
 	return nil
+}
+
+// statementType is Cassandra's StatementType name, as its messages print it.
+func (p *modifyPlan) statementType() string {
+	if p.isDelete {
+		return "DELETE"
+	}
+	return "UPDATE"
 }
 
 // checkNonKey refuses restrictions on columns outside the primary key. It
@@ -959,7 +963,7 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 	if err := c.compileWhereKeys(p, st.Where, false, e.now); err != nil {
 		return err
 	}
-	if err := checkStaticOnly(t, p, st.Conditions, "UPDATE"); err != nil {
+	if err := checkStaticOnly(t, p, st.Conditions, p.statementType()); err != nil {
 		return err
 	}
 	// A condition on a regular column needs the row (ModificationStatement.
@@ -1040,7 +1044,7 @@ func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, 
 	if err := c.compileWhereKeys(p, st.Where, true, e.now); err != nil {
 		return err
 	}
-	if err := checkStaticOnly(t, p, st.Conditions, "DELETE"); err != nil {
+	if err := checkStaticOnly(t, p, st.Conditions, p.statementType()); err != nil {
 		return err
 	}
 	var missing []string

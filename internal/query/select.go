@@ -401,7 +401,10 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		}
 	}
 	if pkSlice && !allowFiltering && p.tokenLower == nil && p.tokenUpper == nil {
-		return cqlerr.Invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
+		// processPartitionKeyRestrictions: a slice needs filtering (with a
+		// queriable index too, as checkNeedsFiltering then counts more
+		// than one filtered restriction).
+		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
 	if pkFull && !pkSlice {
 		if p.tokenLower != nil || p.tokenUpper != nil {
@@ -423,7 +426,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 						missing = append(missing, t.PartitionKey[i].Name)
 					}
 				}
-				return cqlerr.Invalidf("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+				return cqlerr.Invalidf(requiresAllowFilteringMessage)
 			}
 			filtering = true
 		}
@@ -480,6 +483,12 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if !allowFiltering && !covered[t.Clustering[i]] || ck[i] != nil && ck[i].tuple != nil {
 			if slice != nil {
 				return cqlerr.Invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", t.Clustering[i].Name, slice.col.Name)
+			}
+			if idx != nil && (ck[i] == nil || ck[i].tuple == nil) {
+				// processClusteringColumnsRestrictions skips the prefix
+				// check when an index is queriable; the restriction is
+				// then filtered, which checkNeedsFiltering refuses.
+				return cqlerr.Invalidf(requiresAllowFilteringMessage)
 			}
 			return cqlerr.Invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", t.Clustering[i].Name, t.Clustering[n].Name)
 		}
