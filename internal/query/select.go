@@ -264,7 +264,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		if err != nil {
 			return err
 		}
-		if col.Type.Kind == types.UDT && col.Type.IsMultiCell() && r.MapKey == nil {
+		if col.Type.Kind == types.UDT && col.Type.IsMultiCell() && r.MapKey == nil && !udtOpRefusedFirst(r.Op) {
 			return cqlerr.Invalidf("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", col.Name, col.Type)
 		}
 		if r.MapKey != nil {
@@ -1303,6 +1303,18 @@ func compareHolds(op cql.Operator, c int) bool {
 		return c > 0
 	case cql.OpGte:
 		return c >= 0
+	}
+	return false
+}
+
+// udtOpRefusedFirst reports whether an operator is refused for a
+// non-frozen UDT column by its own check, before the UDT one: Relation.
+// toRestriction refuses != and IS NOT outright, and CONTAINS (KEY) refuses
+// a non-collection column before the receiver's type is looked at.
+func udtOpRefusedFirst(op cql.Operator) bool {
+	switch op {
+	case cql.OpNeq, cql.OpNotIn, cql.OpNotContains, cql.OpNotContainsKey, cql.OpIsNot, cql.OpContains, cql.OpContainsKey:
+		return true
 	}
 	return false
 }

@@ -153,6 +153,10 @@ func resultAssignable(recv, ret *types.Type) bool { return valueCompatible(recv,
 // literalValue converts a constant for a receiver.
 func literalValue(l *cql.Literal, recv ColumnSpec) ([]byte, error) {
 	if l.Kind == cql.LitNull {
+		if recv.Type != nil && recv.Type.Kind == types.Counter {
+			// Constants.NULL_LITERAL is not assignable to a counter.
+			return nil, cqlerr.Invalidf("Invalid null value for counter increment/decrement")
+		}
 		return nil, nil
 	}
 	typ := recv.Type
