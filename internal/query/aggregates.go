@@ -63,8 +63,10 @@ type sumAgg struct {
 	// fixed-width integers: i, switching to big on overflow (avg only)
 	i   int64
 	big *big.Int
-	// float/double: Kahan summation
+	// float/double: Kahan summation; an avg whose sum overflows goes on
+	// in r/scale as BigDecimal.valueOf of each value (FloatAvgAggregate)
 	sum, comp, simple float64
+	overflow          bool
 	// varint/decimal
 	r     *big.Rat
 	scale int32
@@ -78,7 +80,7 @@ func newSumAgg(t *types.Type, avg bool) *sumAgg {
 
 func (a *sumAgg) reset() {
 	a.count, a.i, a.big = 0, 0, nil
-	a.sum, a.comp, a.simple = 0, 0, 0
+	a.sum, a.comp, a.simple, a.overflow = 0, 0, 0, false
 	a.r, a.scale = new(big.Rat), 0
 }
 
@@ -94,11 +96,22 @@ func (a *sumAgg) add(v []byte, _ bool) error {
 	switch a.t.Kind {
 	case types.Float, types.Double:
 		x := n.f
+		if a.overflow {
+			a.addJavaDecimal(x)
+			return nil
+		}
 		a.simple += x
+		prev := a.sum
 		tmp := x - a.comp
 		rounded := a.sum + tmp
 		a.comp = (rounded - a.sum) - tmp
 		a.sum = rounded
+		if a.avg && math.IsInf(a.sum, 0) && !math.IsInf(x, 0) && !math.IsNaN(x) {
+			a.overflow = true
+			a.scale = math.MinInt32 // the scale of the first value added
+			a.addJavaDecimal(prev)
+			a.addJavaDecimal(x)
+		}
 	case types.Varint:
 		a.r.Add(a.r, n.r)
 	case types.Decimal:
@@ -130,6 +143,15 @@ func (a *sumAgg) result() ([]byte, error) {
 	t := a.t
 	switch t.Kind {
 	case types.Float, types.Double:
+		if a.overflow {
+			// bigSum.divide(count, HALF_EVEN).doubleValue(): the sum's
+			// scale is kept.
+			unit := ratPow10(a.scale)
+			r := new(big.Rat).Quo(a.r, new(big.Rat).SetInt64(a.count))
+			q := new(big.Rat).SetInt(roundHalfEven(r.Mul(r, unit)))
+			f, _ := q.Quo(q, unit).Float64()
+			return encodeNum(t, num{kind: types.Double, f: f})
+		}
 		s := a.sum + a.comp
 		if math.IsNaN(s) && math.IsInf(a.simple, 0) {
 			s = a.simple
@@ -238,4 +260,36 @@ func (p *selectPlan) aggregationWarning() string {
 		return "Aggregation query used on multiple partition keys (IN restriction)"
 	}
 	return ""
+}
+
+// addJavaDecimal adds BigDecimal.valueOf(f) to the exact sum: the decimal
+// of Double.toString(f), whose scale the average keeps. An infinite or NaN
+// value, which BigDecimal refuses (Cassandra fails the query), ends the
+// exact sum: the average is then that value, as in double arithmetic.
+func (a *sumAgg) addJavaDecimal(f float64) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		a.overflow = false
+		a.sum, a.comp, a.simple = f, 0, f
+		return
+	}
+	v, err := types.ParseString(types.DecimalType, types.JavaDouble(f, 64))
+	if err != nil {
+		return
+	}
+	u, scale, err := types.DecodeDecimal(v)
+	if err != nil {
+		return
+	}
+	if scale > a.scale {
+		a.scale = scale
+	}
+	a.r.Add(a.r, new(big.Rat).Quo(new(big.Rat).SetInt(u), ratPow10(scale)))
+}
+
+// ratPow10 is 10^e as a rational, for any sign of e.
+func ratPow10(e int32) *big.Rat {
+	if e >= 0 {
+		return new(big.Rat).SetInt(pow10(int(e)))
+	}
+	return new(big.Rat).SetFrac(big.NewInt(1), pow10(int(-e)))
 }
