@@ -91,7 +91,8 @@ func checkConditional(t *schema.Table, p *modifyPlan, u cql.UsingClause, what st
 		return cqlerr.Invalidf("Cannot provide custom timestamp for conditional updates")
 	}
 	if hasIn(p.pk) {
-		return cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
+		// Refused when executed (executeCAS), before the clustering.
+		return nil
 	}
 	return checkConditionalClustering(p, what)
 }
@@ -271,16 +272,23 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		if err != nil {
 			return nil, err
 		}
-		if len(keys) != 1 {
-			return nil, cqlerr.Invalidf("IN on the partition key is not supported with conditional updates")
-		}
-		targets[i].key = keys[0]
-		if i > 0 && !bytes.Equal(keys[0], targets[0].key) {
-			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
+		// Refused when executed, for any IN (even of one key), as
+		// makeCasRequest does. Cassandra 5.0 throws the batch's refusal
+		// as an IllegalArgumentException, a ServerError that drivers
+		// retry on every host; cqld answers Invalid with its text.
+		if hasIn(p.pk) && batch {
+			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions (you cannot use IN on the partition key)")
 		}
 		what := "updates"
 		if p.isDelete {
 			what = "deletions"
+		}
+		if hasIn(p.pk) || len(keys) != 1 {
+			return nil, cqlerr.Invalidf("IN on the partition key is not supported with conditional %s", what)
+		}
+		targets[i].key = keys[0]
+		if i > 0 && !bytes.Equal(keys[0], targets[0].key) {
+			return nil, cqlerr.Invalidf("Batch with conditions cannot span multiple partitions")
 		}
 		if err := checkConditionalClustering(p, what); err != nil {
 			return nil, err
