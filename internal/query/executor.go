@@ -514,7 +514,9 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 	return c, nil
 }
 
-// resolveTable finds a table for a DML statement.
+// resolveTable finds a table for a DML statement or TRUNCATE, refusing a
+// missing one as Schema.validateTable does (4.0+; "unconfigured table" was
+// 3.x's text).
 func resolveTable(s *schema.Schema, name cql.QualifiedName, keyspace string) (*schema.Table, error) {
 	ks := name.Keyspace
 	if ks == "" {
@@ -525,11 +527,11 @@ func resolveTable(s *schema.Schema, name cql.QualifiedName, keyspace string) (*s
 	}
 	k := s.Keyspace(ks)
 	if k == nil {
-		return nil, cqlerr.Invalidf("Keyspace '%s' does not exist", ks)
+		return nil, cqlerr.Invalidf("keyspace %s does not exist", ks)
 	}
 	t := k.Table(name.Name)
 	if t == nil {
-		return nil, cqlerr.Invalidf("unconfigured table %s", name.Name)
+		return nil, cqlerr.Invalidf("table %s does not exist", name.Name)
 	}
 	return t, nil
 }
