@@ -54,24 +54,53 @@ func (e *Executor) compileCreateAggregate(c *compiled, s *schema.Schema, st *cql
 	if err != nil {
 		return err
 	}
-	for _, t := range st.ArgTypes {
-		if t.Name == "frozen" {
-			return cqlerr.Invalidf("Argument '%s' cannot be frozen; remove frozen<> modifier from '%s'", t, t)
-		}
+	if err := checkUnfrozenArgs(st.ArgTypes); err != nil {
+		return err
 	}
-	if st.StateType.Name == "frozen" {
+	if frozenNonTuple(st.StateType) {
 		return cqlerr.Invalidf("State type '%s' cannot be frozen; remove frozen<> modifier from '%s'", st.StateType, st.StateType)
 	}
 	if s.Keyspace(ks) == nil {
 		return cqlerr.Invalidf("Keyspace '%s' doesn't exist", ks)
 	}
+	// The argument and state types are prepared before the state function
+	// is looked up (unknown types, user types of another keyspace).
 	args := append([]cql.TypeExpr{st.StateType}, st.ArgTypes...)
+	for _, t := range args[1:] {
+		if _, err := resolveTypeIn(s, t, ks); err != nil {
+			return err
+		}
+	}
+	if _, err := resolveTypeIn(s, st.StateType, ks); err != nil {
+		return err
+	}
 	return cqlerr.Invalidf("State function %s.%s(%s) doesn't exist", ks, st.StateFunc, typeList(args))
+}
+
+// frozenNonTuple reports whether a written type is frozen<...> of anything
+// but a tuple (CQL3Type.Raw: !isTuple() && isFrozen(); tuples are always
+// frozen).
+func frozenNonTuple(t cql.TypeExpr) bool {
+	return strings.EqualFold(t.Name, "frozen") && len(t.Params) == 1 && kindOfRaw(t.Params[0]) != rawTuple
+}
+
+// checkUnfrozenArgs refuses a frozen argument type of a function or
+// aggregate, as CREATE and DROP FUNCTION/AGGREGATE do.
+func checkUnfrozenArgs(ts []cql.TypeExpr) error {
+	for _, t := range ts {
+		if frozenNonTuple(t) {
+			return cqlerr.Invalidf("Argument '%s' cannot be frozen; remove frozen<> modifier from '%s'", t, t)
+		}
+	}
+	return nil
 }
 
 // compileDropFunction answers DROP FUNCTION and DROP AGGREGATE (what is
 // "Function" or "Aggregate").
-func (e *Executor) compileDropFunction(c *compiled, what string, name cql.QualifiedName, ifExists, argsSpecified bool, argTypes []cql.TypeExpr, keyspace string) error {
+// No function or aggregate exists, so IF EXISTS makes a no-op once the
+// argument types are checked (frozen ones refused, every one prepared), as
+// DropFunctionStatement/DropAggregateStatement.apply check them first.
+func (e *Executor) compileDropFunction(c *compiled, s *schema.Schema, what string, name cql.QualifiedName, ifExists, argsSpecified bool, argTypes []cql.TypeExpr, keyspace string) error {
 	ks, err := keyspaceOf(name, keyspace)
 	if err != nil {
 		return err
@@ -79,6 +108,16 @@ func (e *Executor) compileDropFunction(c *compiled, what string, name cql.Qualif
 	full := ks + "." + name.Name
 	if argsSpecified {
 		full += "(" + typeList(argTypes) + ")"
+	}
+	if s.Keyspace(ks) != nil {
+		if err := checkUnfrozenArgs(argTypes); err != nil {
+			return err
+		}
+		for _, t := range argTypes {
+			if _, err := resolveTypeIn(s, t, ks); err != nil {
+				return err
+			}
+		}
 	}
 	if ifExists {
 		c.ddl = func(context.Context, *Executor) (*Result, error) { return &Result{Kind: VoidResult}, nil }

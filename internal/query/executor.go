@@ -485,9 +485,9 @@ func (e *Executor) compile(stmt cql.Statement, keyspace string) (*compiled, erro
 	case *cql.CreateAggregate:
 		err = e.compileCreateAggregate(c, s, st, keyspace)
 	case *cql.DropFunction:
-		err = e.compileDropFunction(c, "Function", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
+		err = e.compileDropFunction(c, s, "Function", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
 	case *cql.DropAggregate:
-		err = e.compileDropFunction(c, "Aggregate", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
+		err = e.compileDropFunction(c, s, "Aggregate", st.Name, st.IfExists, st.ArgsSpecified, st.ArgTypes, keyspace)
 	case *cql.CreateTrigger:
 		err = e.compileCreateTrigger(c, s, st, keyspace)
 	case *cql.DropTrigger:
