@@ -156,6 +156,11 @@ func (p *parser) simpleTerm() Term {
 		name := p.functionName()
 		return &FunctionCall{Name: name, Args: p.termArgs()}
 	}
+	if t.isFunctionNameToken() && p.peek(1).kind != tkDot {
+		// A name: Parser.g chooses between function's two forms on the
+		// next token ('(' or '.').
+		p.noViableAfter()
+	}
 	p.noViable()
 	return nil
 }

@@ -118,6 +118,11 @@ type bailout struct {
 	err *cqlerr.Error // a complete error (Invalid); nil for syntax errors
 	msg string
 	pos int
+	// snip, when set, is where the snippet marks the offending token, if
+	// not at pos: after an LL(2) decision fails, ANTLR reports the second
+	// token but the stream is back at the first.
+	snip    int
+	hasSnip bool
 }
 
 // parserPool recycles parsers and their token slices: tokens never outlive
@@ -307,8 +312,20 @@ func (p *parser) errorOf(b *bailout) *cqlerr.Error {
 	writeInt(&sb, col)
 	sb.WriteByte(' ')
 	sb.WriteString(b.msg)
-	p.writeSnippet(&sb, b.pos)
+	if b.hasSnip {
+		p.writeSnippet(&sb, b.snip)
+	} else {
+		p.writeSnippet(&sb, b.pos)
+	}
 	return cqlerr.Syntaxf("%s", sb.String())
+}
+
+// noViableAfter reports that no alternative matches at the token after the
+// current one, which a two-token decision looked at: the message names that
+// token, the snippet marks the current one.
+func (p *parser) noViableAfter() {
+	t := p.peek(1)
+	panic(&bailout{msg: "no viable alternative at input " + p.display(t), pos: t.pos, snip: p.tok().pos, hasSnip: true})
 }
 
 // failInvalid aborts parsing with an Invalid error, for the checks that
