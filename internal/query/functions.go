@@ -467,6 +467,9 @@ func mathFn(name string, t *types.Type, n num) ([]byte, error) {
 			n.f = math.Abs(n.f)
 		case types.Varint, types.Decimal:
 			n.r = new(big.Rat).Abs(n.r)
+			if n.dec.u != nil {
+				n.dec.u = new(big.Int).Abs(n.dec.u) // BigDecimal.abs keeps the scale
+			}
 		default:
 			if n.i < 0 {
 				n.i = wrap(t.Kind, -n.i)
@@ -489,6 +492,7 @@ func mathFn(name string, t *types.Type, n num) ([]byte, error) {
 				q.Neg(q)
 			}
 			n.r = new(big.Rat).SetInt(q)
+			n.dec = bigDecimal{u: q} // setScale(0, HALF_UP)
 		}
 		return encodeNum(t, n)
 	}

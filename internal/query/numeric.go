@@ -12,8 +12,8 @@ import (
 // This file holds the numeric machinery shared by arithmetic selectors,
 // math functions, casts and aggregates. It follows Cassandra's NumberType
 // family: fixed-width integers wrap like Java's (no overflow error), float
-// and double follow IEEE 754, varint and decimal are exact (decimal division
-// rounds to 34 significant digits, MathContext.DECIMAL128).
+// and double follow IEEE 754, varint is exact, and decimal arithmetic is
+// BigDecimal's as DecimalType does it (bigDecimal below).
 
 // isNumeric reports whether t is one of Cassandra's NumberType types.
 func isNumeric(t *types.Type) bool {
@@ -79,6 +79,9 @@ type num struct {
 	i    int64    // fixed-width integers
 	f    float64  // float, double
 	r    *big.Rat // varint, decimal
+	// dec is a decimal's BigDecimal (unscaled value and scale), kept so
+	// that arithmetic keeps scales as Java does; nil u when only r is known.
+	dec bigDecimal
 }
 
 func decodeNum(t *types.Type, v []byte) (num, error) {
@@ -121,6 +124,7 @@ func decodeNum(t *types.Type, v []byte) (num, error) {
 			return n, cqlerr.Invalidf("Decimal scale %d is out of the supported range for arithmetic", scale)
 		}
 		n.r = decimalRat(u, scale)
+		n.dec = bigDecimal{u: u, scale: scale}
 		return n, nil
 	}
 	return n, cqlerr.Invalidf("%s is not a numeric type", t)
@@ -236,6 +240,9 @@ func encodeNum(t *types.Type, n num) ([]byte, error) {
 	case types.Varint:
 		return types.EncodeVarint(n.bigInt()), nil
 	case types.Decimal:
+		if n.kind == types.Decimal && n.dec.u != nil {
+			return types.EncodeDecimal(n.dec.u, n.dec.scale), nil
+		}
 		r := n.rat()
 		if r == nil {
 			return nil, cqlerr.Invalidf("Cannot convert %v to decimal", n.f)
@@ -400,34 +407,215 @@ func arith(t *types.Type, op byte, a, b num) (num, error) {
 		}
 		out.r = new(big.Rat).SetInt(z)
 	case types.Decimal:
-		x, y := a.rat(), b.rat()
-		if x == nil || y == nil {
+		x, ok := a.toBigDecimal()
+		y, ok2 := b.toBigDecimal()
+		if !ok || !ok2 {
 			return out, cqlerr.Invalidf("Cannot convert NaN or Infinity to decimal")
 		}
-		z := new(big.Rat)
+		var z bigDecimal
 		switch op {
 		case '+':
-			z.Add(x, y)
+			z = x.add(y, false)
 		case '-':
-			z.Sub(x, y)
+			z = x.add(y, true)
 		case '*':
-			z.Mul(x, y)
+			z = bigDecimal{u: new(big.Int).Mul(x.u, y.u), scale: x.scale + y.scale}.roundPrecision(maxDecimalPrecision)
 		case '/', '%':
-			if y.Sign() == 0 {
+			if y.u.Sign() == 0 {
 				return out, cqlerr.Invalidf("Division by zero")
 			}
 			if op == '/' {
-				z.Quo(x, y)
-				u, s := ratToDecimal(z, 34)
-				z = decimalRat(u, s)
+				z = x.divide(y)
 			} else {
-				q := new(big.Int).Quo(new(big.Rat).Quo(x, y).Num(), new(big.Rat).Quo(x, y).Denom())
-				z.Sub(x, new(big.Rat).Mul(new(big.Rat).SetInt(q), y))
+				z = x.remainder(y)
 			}
 		}
-		out.r = z
+		out.dec = z
+		out.r = decimalRat(z.u, z.scale)
 	}
 	return out, nil
+}
+
+// negateNum is -n in type t (the _negate function): a decimal keeps its
+// scale (BigDecimal.negate), other types subtract from zero.
+func negateNum(t *types.Type, n num) (num, error) {
+	if t.Kind == types.Decimal && n.kind == types.Decimal && n.dec.u != nil {
+		d := bigDecimal{u: new(big.Int).Neg(n.dec.u), scale: n.dec.scale}
+		return num{kind: types.Decimal, dec: d, r: decimalRat(d.u, d.scale)}, nil
+	}
+	return arith(t, '-', num{kind: types.Tinyint}, n)
+}
+
+// bigDecimal is a java.math.BigDecimal: u × 10^-scale. DecimalType's
+// arithmetic (5.0) is reproduced on it: add, subtract and multiply are
+// exact up to 10,000 digits (MathContext(10000), HALF_UP); divide keeps at
+// least 32 decimal places (CASSANDRA-15232) and strips trailing zeros.
+type bigDecimal struct {
+	u     *big.Int
+	scale int32
+}
+
+const (
+	maxDecimalPrecision = 10000 // DecimalType.MAX_PRECISION
+	minDivisionScale    = 32    // DecimalType.MIN_SCALE, MIN_SIGNIFICANT_DIGITS
+	maxDivisionScale    = 1000  // DecimalType.MAX_SCALE
+)
+
+// toBigDecimal is DecimalType.toBigDecimal(Number): a decimal as it is, a
+// varint exactly, anything else through its double value and
+// BigDecimal.valueOf (Double.toString: 1 is 1.0, a float 5.2 is
+// 5.199999809265137). ok is false for NaN and infinities.
+func (n num) toBigDecimal() (bigDecimal, bool) {
+	switch n.kind {
+	case types.Decimal:
+		if n.dec.u != nil {
+			return n.dec, true
+		}
+		u, scale := ratToDecimal(n.r, 0)
+		return bigDecimal{u: u, scale: scale}, true
+	case types.Varint:
+		return bigDecimal{u: n.bigInt()}, true
+	}
+	f := n.float()
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return bigDecimal{}, false
+	}
+	v, err := types.ParseString(types.DecimalType, types.JavaDouble(f, 64))
+	if err != nil {
+		return bigDecimal{}, false
+	}
+	u, scale, err := types.DecodeDecimal(v)
+	if err != nil {
+		return bigDecimal{}, false
+	}
+	return bigDecimal{u: u, scale: scale}, true
+}
+
+// rescaled returns d's unscaled value at a scale s >= d.scale.
+func (d bigDecimal) rescaled(s int32) *big.Int {
+	if s == d.scale {
+		return d.u
+	}
+	return new(big.Int).Mul(d.u, pow10(int(s-d.scale)))
+}
+
+// add is d + e (or d - e): the larger scale, rounded to the precision.
+func (d bigDecimal) add(e bigDecimal, sub bool) bigDecimal {
+	s := max(d.scale, e.scale)
+	z := new(big.Int)
+	if sub {
+		z.Sub(d.rescaled(s), e.rescaled(s))
+	} else {
+		z.Add(d.rescaled(s), e.rescaled(s))
+	}
+	return bigDecimal{u: z, scale: s}.roundPrecision(maxDecimalPrecision)
+}
+
+// precision is BigDecimal.precision(): the digits of the unscaled value.
+func (d bigDecimal) precision() int {
+	if d.u.Sign() == 0 {
+		return 1
+	}
+	return len(new(big.Int).Abs(d.u).String())
+}
+
+// roundPrecision rounds to at most prec significant digits, HALF_UP
+// (MathContext's default), as BigDecimal's operations with a MathContext.
+func (d bigDecimal) roundPrecision(prec int) bigDecimal {
+	drop := d.precision() - prec
+	if drop <= 0 {
+		return d
+	}
+	return bigDecimal{u: divHalfUp(d.u, pow10(drop)), scale: d.scale - int32(drop)}
+}
+
+// divHalfUp is x / y rounded half away from zero.
+func divHalfUp(x, y *big.Int) *big.Int {
+	q, m := new(big.Int).QuoRem(x, y, new(big.Int))
+	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
+	if twice.Cmp(new(big.Int).Abs(y)) >= 0 {
+		if (x.Sign() < 0) != (y.Sign() < 0) {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q
+}
+
+// divide is DecimalType.divide: the quotient at a scale that gives at least
+// 32 significant digits and no fewer decimal places than either operand
+// (at least 32, at most 1000), HALF_UP, then stripTrailingZeros.
+func (d bigDecimal) divide(e bigDecimal) bigDecimal {
+	first := (d.precision() - int(d.scale)) - (e.precision() - int(e.scale))
+	scale := int32(max(minDivisionScale-first, int(d.scale), int(e.scale), minDivisionScale))
+	scale = min(scale, maxDivisionScale)
+	// d/e × 10^scale = d.u × 10^(scale - d.scale + e.scale) / e.u
+	num, den := new(big.Int).Set(d.u), new(big.Int).Set(e.u)
+	if k := int(scale) - int(d.scale) + int(e.scale); k >= 0 {
+		num.Mul(num, pow10(k))
+	} else {
+		den.Mul(den, pow10(-k))
+	}
+	return bigDecimal{u: divHalfUp(num, den), scale: scale}.stripTrailingZeros()
+}
+
+// stripTrailingZeros is BigDecimal.stripTrailingZeros: the scale may turn
+// negative (100 is 1E+2); zero is 0.
+func (d bigDecimal) stripTrailingZeros() bigDecimal {
+	if d.u.Sign() == 0 {
+		return bigDecimal{u: new(big.Int)}
+	}
+	u, s := new(big.Int).Set(d.u), d.scale
+	ten, m := big.NewInt(10), new(big.Int)
+	for {
+		q, r := new(big.Int).QuoRem(u, ten, m)
+		if r.Sign() != 0 {
+			return bigDecimal{u: u, scale: s}
+		}
+		u, s = q, s-1
+	}
+}
+
+// remainder is BigDecimal.remainder: d - e × trunc(d/e), at the scale
+// Java's divideToIntegralValue and subtract give it.
+func (d bigDecimal) remainder(e bigDecimal) bigDecimal {
+	// trunc(d/e) = d.u × 10^e.scale / (e.u × 10^d.scale), truncated.
+	num, den := new(big.Int).Set(d.u), new(big.Int).Set(e.u)
+	if k := int(e.scale) - int(d.scale); k >= 0 {
+		num.Mul(num, pow10(k))
+	} else {
+		den.Mul(den, pow10(-k))
+	}
+	q := new(big.Int).Quo(num, den)
+	// The quotient's scale: the preferred d.scale - e.scale if that is not
+	// negative, else as many of its trailing zeros as that allows.
+	qs := d.scale - e.scale
+	if qs < 0 {
+		tz := int32(0)
+		if q.Sign() == 0 {
+			tz = -qs
+		} else {
+			x, ten, m := new(big.Int).Set(q), big.NewInt(10), new(big.Int)
+			for tz < -qs {
+				y, r := new(big.Int).QuoRem(x, ten, m)
+				if r.Sign() != 0 {
+					break
+				}
+				x = y
+				tz++
+			}
+		}
+		qs = -tz
+	}
+	prod := bigDecimal{u: new(big.Int).Mul(q, e.u), scale: e.scale}
+	// q × 10^-qs... as a BigDecimal with scale qs: unscaled q×10^qs.
+	if qs >= 0 {
+		prod = bigDecimal{u: new(big.Int).Mul(prod.u, pow10(int(qs))), scale: prod.scale + qs}
+	} else {
+		prod = bigDecimal{u: new(big.Int).Quo(prod.u, pow10(int(-qs))), scale: prod.scale + qs}
+	}
+	return d.add(prod, true)
 }
 
 // maxArithScale bounds decimal scales in computations: a hostile value

@@ -2,6 +2,9 @@ package query
 
 import (
 	"bytes"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"time"
 
@@ -290,7 +293,7 @@ func (sc *selCompiler) termType(term cql.Term, want *types.Type) (*types.Type, e
 			}
 			return types.VarintType, nil
 		case cql.LitFloat:
-			return types.DoubleType, nil
+			return preferredFloatType(x.Text), nil
 		case cql.LitBool:
 			return types.BooleanType, nil
 		case cql.LitUUID:
@@ -369,7 +372,7 @@ func (sc *selCompiler) compilePair(a, b cql.SelectorExpr) (*selExpr, *selExpr, e
 		if r, err = sc.compile(b); err != nil {
 			return nil, nil, err
 		}
-		if l, err = sc.compileTermAs(at.Term, r.typ); err != nil {
+		if l, err = sc.compileTermAs(at.Term, r.typ, false); err != nil {
 			return nil, nil, err
 		}
 		return l, r, nil
@@ -378,7 +381,7 @@ func (sc *selCompiler) compilePair(a, b cql.SelectorExpr) (*selExpr, *selExpr, e
 		return nil, nil, err
 	}
 	if bTerm {
-		r, err = sc.compileTermAs(bt.Term, l.typ)
+		r, err = sc.compileTermAs(bt.Term, l.typ, false)
 	} else {
 		r, err = sc.compile(b)
 	}
@@ -389,10 +392,12 @@ func (sc *selCompiler) compilePair(a, b cql.SelectorExpr) (*selExpr, *selExpr, e
 }
 
 // compileTermAs compiles a term with its own inferred type if it has one,
-// else as a value of typ.
-func (sc *selCompiler) compileTermAs(term cql.Term, typ *types.Type) (*selExpr, error) {
+// else as a value of typ. A constant given to a function parameter (param)
+// takes the parameter's type when assignable; an operation's operand keeps
+// its preferred type.
+func (sc *selCompiler) compileTermAs(term cql.Term, typ *types.Type, param bool) (*selExpr, error) {
 	tt := typ
-	if l, ok := term.(*cql.Literal); ok && typ != nil && !isNumeric(typ) && l.Kind != cql.LitNull {
+	if l, ok := term.(*cql.Literal); ok && typ != nil && (param || !isNumeric(typ)) && l.Kind != cql.LitNull {
 		// A constant argument takes the parameter's type when assignable.
 		if _, err := literalValue(l, spec(sc.t, "", typ)); err == nil {
 			f, _ := sc.c.compileTerm(term, spec(sc.t, termText(term), typ), sc.now)
@@ -401,14 +406,11 @@ func (sc *selCompiler) compileTermAs(term cql.Term, typ *types.Type) (*selExpr, 
 	}
 	if _, ok := term.(*cql.BindMarker); !ok {
 		if lt, err := sc.termType(term, typ); err == nil {
+			// A number literal keeps its preferred type (int, bigint or
+			// varint; double or decimal): the operation with that exact
+			// signature exists, so FunctionResolver picks it, and the
+			// result type is promoted from both (tinyint + 1 is an int).
 			tt = lt
-			// An integer literal with a numeric partner takes the partner's
-			// type when it fits (Cassandra picks the best-matching overload).
-			if l, ok := term.(*cql.Literal); ok && typ != nil && isNumeric(typ) && (l.Kind == cql.LitInteger || l.Kind == cql.LitFloat) {
-				if _, err := literalValue(l, spec(sc.t, "", typ)); err == nil {
-					tt = typ
-				}
-			}
 		}
 	}
 	f, err := sc.c.compileTerm(term, spec(sc.t, termText(term), tt), sc.now)
@@ -436,8 +438,7 @@ func (sc *selCompiler) compileNeg(x *cql.NegSel) (*selExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		zero := num{kind: types.Tinyint}
-		r, err := arith(typ, '-', zero, n)
+		r, err := negateNum(typ, n)
 		if err != nil {
 			return nil, err
 		}
@@ -702,7 +703,7 @@ func (sc *selCompiler) compileFunction(x *cql.FunctionSel) (*selExpr, error) {
 	nodes := make([]selNode, len(x.Args))
 	for i, a := range x.Args {
 		if args[i] == nil {
-			e, err := sc.compileTermAs(a.(*cql.TermSel).Term, f.params[i])
+			e, err := sc.compileTermAs(a.(*cql.TermSel).Term, f.params[i], true)
 			if err != nil {
 				return nil, err
 			}
@@ -763,3 +764,22 @@ func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now no
 
 // sameBytes is bytes.Equal, named for readability at call sites.
 func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
+
+// preferredFloatType is Constants.Type.FLOAT.getPreferedTypeFor: double
+// when the literal's value survives BigDecimal.valueOf(doubleValue()),
+// else decimal (0.1234567890123456789).
+func preferredFloatType(text string) *types.Type {
+	exact, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return types.DoubleType // NaN, Infinity
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return types.DecimalType
+	}
+	back, ok := new(big.Rat).SetString(types.JavaDouble(f, 64))
+	if ok && back.Cmp(exact) == 0 {
+		return types.DoubleType
+	}
+	return types.DecimalType
+}
