@@ -424,6 +424,27 @@ func (r *pebbleReader) normalize(t *schema.Table, slices []mutation.Slice) ([]by
 	return normalizeSlices(t, slices)
 }
 
+// shadowedInRow reports whether data of the current row written at ts is
+// deleted by the partition's deletion, the row's deletion read so far or a
+// range tombstone covering the row. Cassandra purges such tombstones while
+// merging, before it counts them, so they do not count here either (a
+// partition deletion over many cell tombstones reads nothing and fails
+// nothing: TombstonesTest.testAllShadowedSelect).
+func (r *pebbleReader) shadowedInRow(ts int64) bool {
+	if r.pd.Deletes(ts) || r.acc.del.Deletes(ts) {
+		return true
+	}
+	if len(r.acc.enc) == 0 {
+		return false // the static row: range tombstones do not cover it
+	}
+	for i := range r.rts {
+		if r.rts[i].del.Deletes(ts) && r.rts[i].r.contains(r.acc.enc) {
+			return true
+		}
+	}
+	return false
+}
+
 // tombstone counts a scanned tombstone and stops the read past the
 // failure threshold.
 func (r *pebbleReader) tombstone() error {
@@ -824,12 +845,14 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 	r.scan.cells++
 	switch slot[0] {
 	case slotRowDeletion:
-		if err := r.tombstone(); err != nil {
-			return err
-		}
 		d, ok := decodeDeletionValue(v)
 		if !ok {
 			return fmt.Errorf("%w: row deletion", errCorrupt)
+		}
+		if !r.shadowedInRow(d.MarkedForDeleteAt) {
+			if err := r.tombstone(); err != nil {
+				return err
+			}
 		}
 		r.acc.del = mutation.MaxDeletion(r.acc.del, d)
 	case slotMarker:
@@ -853,8 +876,10 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 			return fmt.Errorf("%w: cell value", errCorrupt)
 		}
 		if !c.IsLive(r.cmd.NowSec) {
-			if err := r.tombstone(); err != nil {
-				return err
+			if !r.shadowedInRow(c.Timestamp) {
+				if err := r.tombstone(); err != nil {
+					return err
+				}
 			}
 			// Skip cells that cannot be live before copying anything.
 			if !c.Tombstone {
