@@ -446,7 +446,7 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 			desc[o.Column] = o.Desc
 		}
 		for i, n := range st.PartitionKey {
-			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.PartitionKey, Position: i})
+			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.PartitionKey, Position: i, Mask: base.Column(n).Mask})
 		}
 		for i, n := range st.Clustering {
 			// CreateViewStatement.getType: without a CLUSTERING ORDER for
@@ -455,11 +455,11 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 			if !ok {
 				d = base.Column(n).Desc
 			}
-			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Clustering, Position: i, Desc: d})
+			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Clustering, Position: i, Desc: d, Mask: base.Column(n).Mask})
 		}
 		for _, n := range order {
 			if !inPK[n] {
-				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1})
+				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1, Mask: base.Column(n).Mask})
 			}
 		}
 		view = schema.NewTable(ksName, name, uuid.New(), cols, params)
@@ -817,10 +817,13 @@ func sameViewRow(a, b *viewRow) bool {
 
 // alterViewsOf carries an ALTER TABLE of a base table over to its views, as
 // Cassandra does: a column added to the base joins every view that selects
-// all columns, and a renamed primary-key column is renamed in every view
-// (and in its WHERE clause).
+// all columns, a renamed primary-key column is renamed in every view (and
+// in its WHERE clause), and a column's mask is the same in every view (a
+// view's columns are copies of the base's, masks included).
 func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
-	if st.Op != cql.AlterTableAddColumns && st.Op != cql.AlterTableRenameColumns {
+	switch st.Op {
+	case cql.AlterTableAddColumns, cql.AlterTableRenameColumns, cql.AlterTableMaskColumn, cql.AlterTableUnmaskColumn:
+	default:
 		return nil
 	}
 	bt := e.cfg.Schema.Current().Table(ksName, base)
@@ -835,6 +838,16 @@ func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
 			cols := copyColumns(v)
 			info := *v.View
 			switch st.Op {
+			case cql.AlterTableMaskColumn, cql.AlterTableUnmaskColumn:
+				changed := false
+				for _, c := range cols {
+					if c.Name == st.Column {
+						c.Mask, changed = bt.Column(st.Column).Mask, true
+					}
+				}
+				if !changed {
+					return nil, nil
+				}
 			case cql.AlterTableAddColumns:
 				if !info.IncludeAll {
 					return nil, nil
@@ -844,7 +857,7 @@ func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
 					if bc == nil || bc.Kind == schema.Static || v.Column(d.Name) != nil {
 						continue
 					}
-					cols = append(cols, &schema.Column{Name: bc.Name, Type: bc.Type, Kind: schema.Regular, Position: -1})
+					cols = append(cols, &schema.Column{Name: bc.Name, Type: bc.Type, Kind: schema.Regular, Position: -1, Mask: bc.Mask})
 				}
 			case cql.AlterTableRenameColumns:
 				renamed := map[string]string{}
