@@ -256,7 +256,8 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 				continue
 			}
 			for _, tn := range ks.TableNames() {
-				addRow(text(name), func(r *virtualRow) { r.set("comment", text("")) }, text(tn))
+				comment := ks.Tables[tn].Params.Comment
+				addRow(text(name), func(r *virtualRow) { r.set("comment", text(comment)) }, text(tn))
 			}
 		}
 	}

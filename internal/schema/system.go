@@ -79,6 +79,12 @@ func defineTable(ks, name string, specs ...string) *Table {
 	return t
 }
 
+// withComment sets a virtual table's comment.
+func withComment(t *Table, comment string) *Table {
+	t.Params.Comment = comment
+	return t
+}
+
 // storedTable defines a system table kept in storage (system_auth), with
 // Cassandra's 90-day gc_grace_seconds for those tables.
 func storedTable(ks, name string, specs ...string) *Table {
@@ -199,12 +205,15 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"pk:keyspace_name text", "ck:table_name text", "ck:trigger_name text",
 				"options frozen<map<text, text>>"),
 		),
+		// Comments as VirtualSchemaKeyspace gives them.
 		vs: mk(vs, local, true,
-			defineTable(vs, "keyspaces", "pk:keyspace_name text"),
-			defineTable(vs, "tables", "pk:keyspace_name text", "ck:table_name text", "comment text"),
-			defineTable(vs, "columns",
+			withComment(defineTable(vs, "keyspaces", "pk:keyspace_name text"), "virtual keyspace definitions"),
+			withComment(defineTable(vs, "tables", "pk:keyspace_name text", "ck:table_name text", "comment text"),
+				"virtual table definitions"),
+			withComment(defineTable(vs, "columns",
 				"pk:keyspace_name text", "ck:table_name text", "ck:column_name text",
 				"clustering_order text", "column_name_bytes blob", "kind text", "position int", "type text"),
+				"virtual column definitions"),
 		),
 		// system_views holds cqld's own table: cqld_table_histograms, the
 		// per-table histograms of nodetool tablehistograms (sizes in bytes,
