@@ -302,8 +302,8 @@ func (e *Executor) executeAnn(ctx context.Context, c *compiled, opts *Options) (
 	if !ok {
 		return nil, cqlerr.Invalidf("Invalid vector value for column %s", ann.col.Name)
 	}
-	if fn == "COSINE" && isZeroVector(q) {
-		return nil, cqlerr.Invalidf(zeroVectorCosineError)
+	if err := validateIndexable(q, fn); err != nil {
+		return nil, err
 	}
 
 	slices, err := p.slices(vals)
@@ -386,15 +386,34 @@ func annScore(fn string, x, y []float32) float32 {
 	return vectorSimilarity("similarity_cosine", x, y)
 }
 
-// validateVectorWrites rejects writes of zero vectors to columns with a
-// cosine vector index (Cassandra validates the rows a storage-attached
-// index will index).
+// validateIndexable is OnHeapGraph.validateIndexable: a vector an index
+// stores or is queried with has finite components (VectorUtil.
+// checkFinite), and is not zero for cosine similarity.
+func validateIndexable(v []float32, similarity string) error {
+	for i, f := range v {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return cqlerr.Invalidf("non-finite value at vector[%d]=%s", i, types.JavaDouble(float64(f), 32))
+		}
+	}
+	if similarity == "COSINE" && isZeroVector(v) {
+		return cqlerr.Invalidf(zeroVectorCosineError)
+	}
+	return nil
+}
+
+// validateVectorWrites rejects writes of vectors a storage-attached vector
+// index cannot index (validateIndexable): Cassandra validates the rows the
+// index will index.
 func validateVectorWrites(t *schema.Table, ups []*mutation.PartitionUpdate) error {
-	var cols []*schema.Column
+	type indexed struct {
+		col        *schema.Column
+		similarity string
+	}
+	var cols []indexed
 	for _, ix := range t.Indexes {
 		col := t.Column(ix.Column)
-		if ix.SAI() && col != nil && col.Type.Kind == types.Vector && ix.SimilarityFunction() == "COSINE" {
-			cols = append(cols, col)
+		if ix.SAI() && col != nil && col.Type.Kind == types.Vector && col.Type.Params[0].Kind == types.Float {
+			cols = append(cols, indexed{col, ix.SimilarityFunction()})
 		}
 	}
 	if len(cols) == 0 {
@@ -403,12 +422,14 @@ func validateVectorWrites(t *schema.Table, ups []*mutation.PartitionUpdate) erro
 	check := func(cells []mutation.Cell) error {
 		for ci := range cells {
 			c := &cells[ci]
-			for _, col := range cols {
-				if c.Column != col.ID || c.Tombstone {
+			for _, x := range cols {
+				if c.Column != x.col.ID || c.Tombstone {
 					continue
 				}
-				if v, ok := decodeAnnVector(col.Type, c.Value); ok && isZeroVector(v) {
-					return cqlerr.Invalidf(zeroVectorCosineError)
+				if v, ok := decodeAnnVector(x.col.Type, c.Value); ok {
+					if err := validateIndexable(v, x.similarity); err != nil {
+						return err
+					}
 				}
 			}
 		}
