@@ -565,7 +565,11 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 			byName[o.Column].Desc = o.Desc
 		}
 	}
-	params, err := tableParams(st.Properties)
+	id, props, err := tableIDProperty(st.Properties)
+	if err != nil {
+		return err
+	}
+	params, err := tableParams(props)
 	if err != nil {
 		return err
 	}
@@ -592,7 +596,11 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 			cc := *col
 			fresh[i] = &cc
 		}
-		t := schema.NewTable(ksName, name, uuid.New(), fresh, params)
+		tid := id
+		if tid == uuid.Nil {
+			tid = uuid.New()
+		}
+		t := schema.NewTable(ksName, name, tid, fresh, params)
 		changed, err := e.cfg.Schema.CreateTable(t, st.IfNotExists)
 		if err != nil {
 			return nil, err
@@ -603,6 +611,29 @@ func (e *Executor) compileCreateTable(c *compiled, st *cql.CreateTable, keyspace
 		return e.schemaChanged(&SchemaChange{Change: "CREATED", Target: "TABLE", Keyspace: ksName, Name: name}), nil
 	}
 	return nil
+}
+
+// tableIDProperty takes the ID option out of a CREATE's WITH options
+// (TableAttributes.getId): the table's id, as DESCRIBE ... WITH INTERNALS
+// prints it, so that its output recreates the table over the same data
+// files in Cassandra. uuid.Nil when absent.
+func tableIDProperty(props []cql.Property) (uuid.UUID, []cql.Property, error) {
+	for i, prop := range props {
+		if prop.Name != "id" {
+			continue
+		}
+		s, err := propertyString(prop)
+		if err != nil {
+			return uuid.Nil, nil, err
+		}
+		id, err := uuid.Parse(s)
+		if err != nil || len(s) != 36 {
+			return uuid.Nil, nil, cqlerr.ConfigErrorf("Invalid table id")
+		}
+		rest := append(append([]cql.Property(nil), props[:i]...), props[i+1:]...)
+		return id, rest, nil
+	}
+	return uuid.Nil, props, nil
 }
 
 // tableParams applies WITH options over Cassandra's defaults.

@@ -243,6 +243,14 @@ func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
 			}
 			return false, cqlerr.TableExists(t.Keyspace, t.Name)
 		}
+		// An id given WITH ID must not be another table's.
+		for _, k := range kss {
+			for _, o := range k.Tables {
+				if o.ID == t.ID {
+					return false, cqlerr.Invalidf("Table id %s is already used by %s.%s", t.ID, o.Keyspace, o.Name)
+				}
+			}
+		}
 		kss[t.Keyspace] = ks.withTable(t.Name, t)
 		return true, nil
 	})
