@@ -83,7 +83,8 @@ func resolveMask(name string, raw []cql.SelectorExpr, argTypes []*types.Type) (*
 			return nil, true, err
 		}
 		if t.Kind != types.Text && t.Kind != types.Ascii {
-			return nil, true, cqlerr.Invalidf("Type error: %s cannot be passed as argument 0 of function system.%s of type text", selName(raw[0]), name)
+			// FunctionParameter.string(): fixed(TEXT, VARCHAR, ASCII).
+			return nil, true, cqlerr.Invalidf("Function system.%s requires an argument of type [text|varchar|ascii], but found argument %s of type %s", name, selName(raw[0]), t)
 		}
 		params := []*types.Type{t, types.IntType, types.IntType}
 		if argc == 4 {
