@@ -188,7 +188,7 @@ SOURCE '` + tmp + `/missing.cql'
 	}
 	checkShellGolden(t, "execute.out", out)
 	_, errOut, code = runShellCmd(t, "", "-e", "SELECT * FROM shop.nope", host, port)
-	if code != 2 || errOut != "<stdin>:1:InvalidRequest: Error from server: code=2200 [Invalid query] message=\"unconfigured table nope\"\n" {
+	if code != 2 || errOut != "<stdin>:1:InvalidRequest: Error from server: code=2200 [Invalid query] message=\"table nope does not exist\"\n" {
 		t.Errorf("-e error: exit %d, stderr %q", code, errOut)
 	}
 	out, _, code = runShellCmd(t, "", "-e", "SHOW VERSION", host, port)
