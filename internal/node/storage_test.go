@@ -201,10 +201,42 @@ func TestTombstoneThresholds(t *testing.T) {
 	}
 	exec(t, n, "DELETE FROM ks.tbl WHERE pk = 4")
 	exec(t, n, "DELETE FROM ks.tbl WHERE pk = 5 AND ck >= 0")
+	// Row deletions over cell tombstones count once per row, in either
+	// direction of the read (a reversed read meets the row deletion after
+	// the cells); rows written again after their deletion count nothing.
+	for i := 0; i < 30; i++ {
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.tbl (pk, ck, v) VALUES (6, %d, null)", i))
+		exec(t, n, fmt.Sprintf("DELETE FROM ks.tbl WHERE pk = 6 AND ck = %d", i))
+	}
+	for i := 0; i < 60; i++ {
+		exec(t, n, fmt.Sprintf("DELETE FROM ks.tbl WHERE pk = 7 AND ck = %d", i))
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.tbl (pk, ck, v) VALUES (7, %d, 1)", i))
+	}
 	for _, q := range []string{"SELECT * FROM ks.tbl WHERE pk = 4", "SELECT * FROM ks.tbl WHERE pk = 5"} {
 		if res := exec(t, n, q); len(res.Rows) != 0 || len(res.Warnings) != 0 {
 			t.Fatalf("%s: %d rows, warnings %q; want none", q, len(res.Rows), res.Warnings)
 		}
+	}
+	// 30 row deletions: over the warning threshold, under the failure one.
+	for _, q := range []string{"SELECT * FROM ks.tbl WHERE pk = 6", "SELECT * FROM ks.tbl WHERE pk = 6 ORDER BY ck DESC"} {
+		res := exec(t, n, q)
+		if len(res.Rows) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "scanned up to 30 tombstones") {
+			t.Fatalf("%s: %d rows, warnings %q; want one warning for 30 tombstones", q, len(res.Rows), res.Warnings)
+		}
+	}
+	for _, q := range []string{"SELECT * FROM ks.tbl WHERE pk = 7", "SELECT * FROM ks.tbl WHERE pk = 7 ORDER BY ck DESC"} {
+		if res := exec(t, n, q); len(res.Rows) != 60 || len(res.Warnings) != 0 {
+			t.Fatalf("%s: %d rows, warnings %q; want 60 rows and no warning", q, len(res.Rows), res.Warnings)
+		}
+	}
+	// A non-frozen collection written whole leaves a collection deletion
+	// in every row: that is not a cell, so it counts nothing.
+	exec(t, n, "CREATE TABLE ks.coll (pk int, ck int, s set<int>, PRIMARY KEY (pk, ck))")
+	for i := 0; i < 60; i++ {
+		exec(t, n, fmt.Sprintf("INSERT INTO ks.coll (pk, ck, s) VALUES (1, %d, {1})", i))
+	}
+	if res := exec(t, n, "SELECT * FROM ks.coll WHERE pk = 1"); len(res.Rows) != 60 || len(res.Warnings) != 0 {
+		t.Fatalf("collection rows: %d rows, warnings %q", len(res.Rows), res.Warnings)
 	}
 
 	// Over the wire (protocol v4 warning flag) with a real driver.

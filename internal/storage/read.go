@@ -424,27 +424,6 @@ func (r *pebbleReader) normalize(t *schema.Table, slices []mutation.Slice) ([]by
 	return normalizeSlices(t, slices)
 }
 
-// shadowedInRow reports whether data of the current row written at ts is
-// deleted by the partition's deletion, the row's deletion read so far or a
-// range tombstone covering the row. Cassandra purges such tombstones while
-// merging, before it counts them, so they do not count here either (a
-// partition deletion over many cell tombstones reads nothing and fails
-// nothing: TombstonesTest.testAllShadowedSelect).
-func (r *pebbleReader) shadowedInRow(ts int64) bool {
-	if r.pd.Deletes(ts) || r.acc.del.Deletes(ts) {
-		return true
-	}
-	if len(r.acc.enc) == 0 {
-		return false // the static row: range tombstones do not cover it
-	}
-	for i := range r.rts {
-		if r.rts[i].del.Deletes(ts) && r.rts[i].r.contains(r.acc.enc) {
-			return true
-		}
-	}
-	return false
-}
-
 // tombstone counts a scanned tombstone and stops the read past the
 // failure threshold.
 func (r *pebbleReader) tombstone() error {
@@ -515,7 +494,7 @@ func (r *pebbleReader) release() {
 	*r = pebbleReader{
 		rts:  r.rts[:0],
 		kbuf: r.kbuf[:0], pbuf: r.pbuf[:0], rbuf: r.rbuf[:0],
-		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0]},
+		acc:   rowAcc{enc: r.acc.enc[:0], cells: r.acc.cells[:0], dead: r.acc.dead[:0]},
 		ppBuf: r.ppBuf[:0], upBuf: r.upBuf[:0], ckBuf: r.ckBuf[:0], sbuf: r.sbuf[:0], rangeBuf: r.rangeBuf[:0], bndBuf: r.bndBuf[:0],
 		fillBuf: pcBuilder{data: r.fillBuf.data[:0], ends: r.fillBuf.ends[:0]},
 	}
@@ -530,6 +509,10 @@ type rowAcc struct {
 	marker     mutation.Liveness
 	del        mutation.Deletion
 	cells      []mutation.Cell
+	// dead holds the timestamps of the row's cells that are not live
+	// (tombstones and expired cells, collection deletions aside): they are
+	// counted as tombstones once the row's deletions are known.
+	dead []int64
 	// written is the clustering as written (slotWritten), when stored.
 	written    mutation.Cell
 	hasWritten bool
@@ -543,6 +526,7 @@ func (a *rowAcc) reset() {
 	a.del = mutation.Live
 	clear(a.cells) // no pointers left past len (release)
 	a.cells = a.cells[:0]
+	a.dead = a.dead[:0]
 	a.hasWritten = false
 }
 
@@ -688,9 +672,9 @@ func (r *pebbleReader) readStatic(it kvIter, pp []byte) (*mutation.Row, error) {
 	if err := it.Error(); err != nil {
 		return nil, err
 	}
-	row, ok := r.finishRow(false /* clustered */)
-	if !ok {
-		return nil, nil
+	row, ok, err := r.finishRow(false /* clustered */)
+	if !ok || err != nil {
+		return nil, err
 	}
 	rp := new(mutation.Row)
 	*rp = row
@@ -747,7 +731,9 @@ func (r *pebbleReader) readRows(it kvIter, pp []byte) error {
 			}
 			rest := k[len(rowPrefix):]
 			if !r.acc.active || !bytes.HasPrefix(rest, r.acc.enc) {
-				r.emitRow()
+				if err := r.emitRow(); err != nil {
+					return err
+				}
 				if r.budget <= 0 {
 					break
 				}
@@ -766,7 +752,9 @@ func (r *pebbleReader) readRows(it kvIter, pp []byte) error {
 			return err
 		}
 		if r.budget > 0 {
-			r.emitRow()
+			if err := r.emitRow(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -849,11 +837,6 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 		if !ok {
 			return fmt.Errorf("%w: row deletion", errCorrupt)
 		}
-		if !r.shadowedInRow(d.MarkedForDeleteAt) {
-			if err := r.tombstone(); err != nil {
-				return err
-			}
-		}
 		r.acc.del = mutation.MaxDeletion(r.acc.del, d)
 	case slotMarker:
 		l, ok := decodeMarkerValue(v)
@@ -876,10 +859,10 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 			return fmt.Errorf("%w: cell value", errCorrupt)
 		}
 		if !c.IsLive(r.cmd.NowSec) {
-			if !r.shadowedInRow(c.Timestamp) {
-				if err := r.tombstone(); err != nil {
-					return err
-				}
+			// A collection's deletion (a tombstone without a path on a
+			// multi-cell column) is not a cell: it never counts.
+			if !c.Tombstone || len(slot) > 5 || !col.Type.IsMultiCell() {
+				r.acc.dead = append(r.acc.dead, c.Timestamp)
 			}
 			// Skip cells that cannot be live before copying anything.
 			if !c.Tombstone {
@@ -914,14 +897,14 @@ func (r *pebbleReader) addEntry(it kvIter, slot []byte) error {
 }
 
 // emitRow finishes the accumulated row and keeps it if it is live.
-func (r *pebbleReader) emitRow() {
+func (r *pebbleReader) emitRow() error {
 	if !r.acc.active {
-		return
+		return nil
 	}
-	row, ok := r.finishRow(true /* clustered */)
+	row, ok, err := r.finishRow(true /* clustered */)
 	r.acc.active = false
-	if !ok {
-		return
+	if !ok || err != nil {
+		return err
 	}
 	r.live = true
 	if !r.cmd.StaticOnly {
@@ -936,17 +919,24 @@ func (r *pebbleReader) emitRow() {
 		r.rows = append(r.rows, row)
 	}
 	r.budget--
+	return nil
 }
 
 // finishRow applies deletions and expiry to the accumulated row; ok is false
-// when nothing of it is live.
-func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
+// when nothing of it is live. It counts the row's tombstones as Cassandra's
+// read metrics do after merging, whatever the direction of the read: each
+// cell that is not live and not shadowed by a deletion, and the row's own
+// deletion when it survives the partition's and range deletions, nothing
+// of the row is live and no cell counted (ReadCommand's applyToRow; a
+// partition deleted over many cell tombstones fails nothing:
+// TombstonesTest.testAllShadowedSelect).
+func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool, err error) {
 	a := &r.acc
-	eff := mutation.MaxDeletion(r.pd, a.del)
+	outer := r.pd
 	if clustered {
 		for i := range r.rts {
 			if r.rts[i].r.contains(a.enc) {
-				eff = mutation.MaxDeletion(eff, r.rts[i].del)
+				outer = mutation.MaxDeletion(outer, r.rts[i].del)
 			}
 		}
 		if r.cmd.Reversed {
@@ -955,12 +945,27 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 			}
 		}
 	}
+	eff := mutation.MaxDeletion(outer, a.del)
+	counted := false
+	for _, ts := range a.dead {
+		if !eff.Deletes(ts) {
+			if err := r.tombstone(); err != nil {
+				return row, false, err
+			}
+			counted = true
+		}
+	}
 	now := r.cmd.NowSec
 	markerLive := a.marker.IsLive(now) && !eff.Deletes(a.marker.Timestamp)
 	n := filterCells(a.cells, eff, now)
 	r.scan.live += int64(n)
 	if n == 0 && !markerLive {
-		return row, false
+		if !a.del.IsLive() && !outer.Deletes(a.del.MarkedForDeleteAt) && !counted {
+			if err := r.tombstone(); err != nil {
+				return row, false, err
+			}
+		}
+		return row, false, nil
 	}
 	row.Clustering = a.clustering
 	if clustered && a.hasWritten && !eff.Deletes(a.written.Timestamp) {
@@ -985,7 +990,7 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool) {
 			row.Cells = append(row.Cells, a.cells[i])
 		}
 	}
-	return row, true
+	return row, true, nil
 }
 
 // deadColumn marks a filtered-out cell in place (no real column has it:
