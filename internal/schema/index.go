@@ -259,6 +259,9 @@ func (m *Manager) CreateIndex(ks, table string, ix *Index, ifNotExists bool, val
 			}
 		}
 		ix.ID = IndexID(t.ID, ix.Name)
+		if err := checkIDFree(kss, ix.ID); err != nil {
+			return false, err // a table created WITH ID holds it
+		}
 		kss[ks] = k.withTable(table, t.WithIndexes(append(t.Indexes, ix)))
 		return true, nil
 	})

@@ -95,3 +95,44 @@ func TestAlterSystemAuthPersists(t *testing.T) {
 		t.Fatalf("system_auth after reload: %+v", ks.Replication)
 	}
 }
+
+// TestIDsNotShared checks that a table created WITH ID cannot take the id
+// an index stores its data under (it would read and overwrite the index),
+// nor an index the id of such a table, nor a system table's.
+func TestIDsNotShared(t *testing.T) {
+	m, err := NewManager(memStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := &Keyspace{Name: "app", Replication: map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, DurableWrites: true}
+	if _, err := m.CreateKeyspace(ks, false); err != nil {
+		t.Fatal(err)
+	}
+	table := func(name string, id uuid.UUID) *Table {
+		return NewTable("app", name, id, []*Column{
+			{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0},
+			{Name: "v", Type: types.TextType, Kind: Regular, Position: -1},
+		}, DefaultTableParams())
+	}
+	victim := table("victim", uuid.New())
+	if _, err := m.CreateTable(victim, false); err != nil {
+		t.Fatal(err)
+	}
+	ok := func(*Keyspace, *Table) error { return nil }
+	if _, err := m.CreateIndex("app", "victim", &Index{Name: "vi", Column: "v"}, false, ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateTable(table("thief", IndexID(victim.ID, "vi")), false); !cqlerr.Is(err, cqlerr.Invalid) {
+		t.Fatalf("table on an index's id: %v", err)
+	}
+	if _, err := m.CreateTable(table("thief", SystemTableID(SystemAuthKeyspace, "roles")), false); !cqlerr.Is(err, cqlerr.Invalid) {
+		t.Fatalf("table on a system table's id: %v", err)
+	}
+	// The other way round: a table already holds the id an index would get.
+	if _, err := m.CreateTable(table("squatter", IndexID(victim.ID, "later")), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CreateIndex("app", "victim", &Index{Name: "later", Column: "k"}, false, ok); !cqlerr.Is(err, cqlerr.Invalid) {
+		t.Fatalf("index on a table's id: %v", err)
+	}
+}

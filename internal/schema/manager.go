@@ -243,17 +243,31 @@ func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
 			}
 			return false, cqlerr.TableExists(t.Keyspace, t.Name)
 		}
-		// An id given WITH ID must not be another table's.
-		for _, k := range kss {
-			for _, o := range k.Tables {
-				if o.ID == t.ID {
-					return false, cqlerr.Invalidf("Table id %s is already used by %s.%s", t.ID, o.Keyspace, o.Name)
-				}
-			}
+		if err := checkIDFree(kss, t.ID); err != nil {
+			return false, err
 		}
 		kss[t.Keyspace] = ks.withTable(t.Name, t)
 		return true, nil
 	})
+}
+
+// checkIDFree refuses an id under which a table, view or index of the
+// schema (system tables included) stores its data: an id given WITH ID
+// must not read or overwrite another's data.
+func checkIDFree(kss map[string]*Keyspace, id uuid.UUID) error {
+	for _, k := range kss {
+		for _, o := range k.Tables {
+			if o.ID == id {
+				return cqlerr.Invalidf("Table id %s is already used by %s.%s", id, o.Keyspace, o.Name)
+			}
+			for _, ix := range o.Indexes {
+				if ix.ID == id {
+					return cqlerr.Invalidf("Table id %s is already used by index %s.%s", id, o.Keyspace, ix.Name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // DropTable removes a table and returns its definition (nil when it did not

@@ -62,6 +62,9 @@ func (m *Manager) CreateView(v *Table, ifNotExists bool, validate func(base *Tab
 		if err := validate(base); err != nil {
 			return false, err
 		}
+		if err := checkIDFree(kss, v.ID); err != nil {
+			return false, err
+		}
 		v.View.BaseID = base.ID
 		nk := k.withTable(v.Name, v)
 		nk = nk.withTable(base.Name, base.WithViews(append(base.Views, v.Name)))
