@@ -636,6 +636,17 @@ func tableIDProperty(props []cql.Property) (uuid.UUID, []cql.Property, error) {
 	return uuid.Nil, props, nil
 }
 
+// refuseIDChange refuses the ID option of an ALTER TABLE or ALTER
+// MATERIALIZED VIEW (TableAttributes.asAlteredTableParams).
+func refuseIDChange(props []cql.Property) error {
+	for _, prop := range props {
+		if prop.Name == "id" {
+			return cqlerr.ConfigErrorf("Cannot alter table id.")
+		}
+	}
+	return nil
+}
+
 // tableParams applies WITH options over Cassandra's defaults.
 func tableParams(props []cql.Property) (schema.TableParams, error) {
 	return tableParamsOver(schema.DefaultTableParams(), props)

@@ -84,10 +84,8 @@ func (e *Executor) compileAlterTable(c *compiled, st *cql.AlterTable, keyspace s
 			case cql.AlterTableDropCompactStorage:
 				return nil, cqlerr.Invalidf("DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.")
 			case cql.AlterTableWith:
-				for _, prop := range st.Properties {
-					if prop.Name == "id" {
-						return nil, cqlerr.ConfigErrorf("Cannot alter table id.")
-					}
+				if err := refuseIDChange(st.Properties); err != nil {
+					return nil, err
 				}
 				p, err := tableParamsOver(t.Params, st.Properties)
 				if err != nil {

@@ -320,7 +320,14 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 	if cql.BindMarkerCount(st) > 0 {
 		return cqlerr.Invalidf("Cannot use query parameters in CREATE MATERIALIZED VIEW statements")
 	}
-	params, err := tableParams(st.Properties)
+	id, props, err := tableIDProperty(st.Properties)
+	if err != nil {
+		return err
+	}
+	if id == uuid.Nil {
+		id = uuid.New()
+	}
+	params, err := tableParams(props)
 	if err != nil {
 		return err
 	}
@@ -462,7 +469,7 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1, Mask: base.Column(n).Mask})
 			}
 		}
-		view = schema.NewTable(ksName, name, uuid.New(), cols, params)
+		view = schema.NewTable(ksName, name, id, cols, params)
 		view.View = &schema.ViewInfo{BaseName: base.Name, IncludeAll: sel.Star, Where: whereText}
 		return nil
 	}
@@ -521,6 +528,9 @@ func (e *Executor) compileAlterView(c *compiled, st *cql.AlterMaterializedView, 
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
 		changed, err := e.cfg.Schema.AlterView(ksName, st.Name.Name, st.IfExists, func(old schema.TableParams) (schema.TableParams, error) {
+			if err := refuseIDChange(st.Properties); err != nil {
+				return old, err
+			}
 			p, err := tableParamsOver(old, st.Properties)
 			if err == nil && p.DefaultTimeToLive > 0 {
 				// AlterViewStatement: 0 is allowed.
