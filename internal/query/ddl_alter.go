@@ -338,7 +338,7 @@ func serializationCompatible(t, prev *types.Type) bool {
 		return true
 	}
 	if len(t.Params) > 0 || len(prev.Params) > 0 {
-		if t.Kind != prev.Kind || len(t.Params) != len(prev.Params) || t.Frozen != prev.Frozen {
+		if t.Kind != prev.Kind || len(t.Params) != len(prev.Params) || t.Frozen != prev.Frozen || t.Dimension != prev.Dimension {
 			return false
 		}
 		for i := range t.Params {
