@@ -57,7 +57,7 @@ func (e *Executor) compileCreateAggregate(c *compiled, s *schema.Schema, st *cql
 	if err := checkUnfrozenArgs(st.ArgTypes); err != nil {
 		return err
 	}
-	if frozenNonTuple(st.StateType) {
+	if explicitlyFrozen(st.StateType) {
 		return cqlerr.Invalidf("State type '%s' cannot be frozen; remove frozen<> modifier from '%s'", st.StateType, st.StateType)
 	}
 	if s.Keyspace(ks) == nil {
@@ -77,18 +77,22 @@ func (e *Executor) compileCreateAggregate(c *compiled, s *schema.Schema, st *cql
 	return cqlerr.Invalidf("State function %s.%s(%s) doesn't exist", ks, st.StateFunc, typeList(args))
 }
 
-// frozenNonTuple reports whether a written type is frozen<...> of anything
-// but a tuple (CQL3Type.Raw: !isTuple() && isFrozen(); tuples are always
-// frozen).
-func frozenNonTuple(t cql.TypeExpr) bool {
-	return strings.EqualFold(t.Name, "frozen") && len(t.Params) == 1 && kindOfRaw(t.Params[0]) != rawTuple
+// explicitlyFrozen reports whether a written type is frozen<...> of anything
+// but a tuple or a vector (CQL3Type.Raw: !isImplicitlyFrozen() &&
+// isFrozen(); tuples and vectors are always frozen).
+func explicitlyFrozen(t cql.TypeExpr) bool {
+	if kindOfRaw(t) != rawFrozen || len(t.Params) != 1 {
+		return false
+	}
+	k := kindOfRaw(t.Params[0])
+	return k != rawTuple && k != rawVector
 }
 
 // checkUnfrozenArgs refuses a frozen argument type of a function or
 // aggregate, as CREATE and DROP FUNCTION/AGGREGATE do.
 func checkUnfrozenArgs(ts []cql.TypeExpr) error {
 	for _, t := range ts {
-		if frozenNonTuple(t) {
+		if explicitlyFrozen(t) {
 			return cqlerr.Invalidf("Argument '%s' cannot be frozen; remove frozen<> modifier from '%s'", t, t)
 		}
 	}
