@@ -566,15 +566,31 @@ func (d bigDecimal) stripTrailingZeros() bigDecimal {
 	if d.u.Sign() == 0 {
 		return bigDecimal{u: new(big.Int)}
 	}
-	u, s := new(big.Int).Set(d.u), d.scale
-	ten, m := big.NewInt(10), new(big.Int)
-	for {
-		q, r := new(big.Int).QuoRem(u, ten, m)
-		if r.Sign() != 0 {
-			return bigDecimal{u: u, scale: s}
-		}
-		u, s = q, s-1
+	u, n := stripZeros(d.u, math.MaxInt)
+	return bigDecimal{u: u, scale: d.scale - int32(n)}
+}
+
+// stripZeros divides u (not zero) by the largest power of ten up to
+// 10^limit that divides it, and returns the quotient and that exponent.
+// 10^k divides u only if 2^k does, and the exponent is found by halving
+// steps: O(log) divisions, where one per digit would let a 5-byte
+// 1E+100000 cost seconds per row.
+func stripZeros(u *big.Int, limit int) (*big.Int, int) {
+	limit = min(limit, int(u.TrailingZeroBits()))
+	step := 1
+	for step*2 <= limit {
+		step *= 2
 	}
+	n := 0
+	for ; step > 0; step /= 2 {
+		if n+step > limit {
+			continue
+		}
+		if q, r := new(big.Int).QuoRem(u, pow10(step), new(big.Int)); r.Sign() == 0 {
+			u, n = q, n+step
+		}
+	}
+	return u, n
 }
 
 // remainder is BigDecimal.remainder: d - e × trunc(d/e), at the scale
@@ -592,21 +608,11 @@ func (d bigDecimal) remainder(e bigDecimal) bigDecimal {
 	// negative, else as many of its trailing zeros as that allows.
 	qs := d.scale - e.scale
 	if qs < 0 {
-		tz := int32(0)
-		if q.Sign() == 0 {
-			tz = -qs
-		} else {
-			x, ten, m := new(big.Int).Set(q), big.NewInt(10), new(big.Int)
-			for tz < -qs {
-				y, r := new(big.Int).QuoRem(x, ten, m)
-				if r.Sign() != 0 {
-					break
-				}
-				x = y
-				tz++
-			}
+		tz := int(-qs)
+		if q.Sign() != 0 {
+			_, tz = stripZeros(q, tz)
 		}
-		qs = -tz
+		qs = -int32(tz)
 	}
 	prod := bigDecimal{u: new(big.Int).Mul(q, e.u), scale: e.scale}
 	// q × 10^-qs... as a BigDecimal with scale qs: unscaled q×10^qs.

@@ -98,3 +98,37 @@ func TestSumAggregates(t *testing.T) {
 		t.Fatalf("int sum wraps: %d", v)
 	}
 }
+
+// TestStripZeros checks stripZeros against one division per digit, and
+// that a value with 100,000 trailing zeros is stripped in a few divisions.
+func TestStripZeros(t *testing.T) {
+	for _, c := range []struct {
+		u     string
+		limit int
+		want  string
+		n     int
+	}{
+		{"1", 10, "1", 0}, {"10", 10, "1", 1}, {"-1200", 10, "-12", 2}, {"1000", 2, "10", 2},
+		{"1024000", 100, "1024", 3}, {"70000000", 100, "7", 7}, {"5", 0, "5", 0},
+	} {
+		u, _ := new(big.Int).SetString(c.u, 10)
+		got, n := stripZeros(u, c.limit)
+		if got.String() != c.want || n != c.n {
+			t.Errorf("stripZeros(%s, %d) = %s, %d; want %s, %d", c.u, c.limit, got, n, c.want, c.n)
+		}
+		if u.String() != c.u {
+			t.Errorf("stripZeros changed its argument to %s", u)
+		}
+	}
+	big1 := new(big.Int).Mul(big.NewInt(3), pow10(100000))
+	if got, n := stripZeros(big1, math.MaxInt); got.Int64() != 3 || n != 100000 {
+		t.Errorf("1E+100000: %s, %d", got, n)
+	}
+	d := bigDecimal{u: big.NewInt(1), scale: -100000}
+	if q := d.divide(bigDecimal{u: big.NewInt(1)}); q.u.Int64() != 1 || q.scale != -100000 {
+		t.Errorf("1E+100000 / 1 = %s scale %d", q.u, q.scale)
+	}
+	if r := d.remainder(bigDecimal{u: big.NewInt(1)}); r.u.Sign() != 0 {
+		t.Errorf("1E+100000 %% 1 = %s scale %d", r.u, r.scale)
+	}
+}
