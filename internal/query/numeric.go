@@ -159,6 +159,9 @@ func (n num) rat() *big.Rat {
 		r, _ := new(big.Rat).SetString(strconv.FormatFloat(n.f, 'g', -1, bits))
 		return r
 	case types.Varint, types.Decimal:
+		if n.r == nil && n.dec.u != nil {
+			return decimalRat(n.dec.u, n.dec.scale) // an arithmetic result
+		}
 		return n.r
 	}
 	return new(big.Rat).SetInt64(n.i)
@@ -169,7 +172,7 @@ func (n num) float() float64 {
 	case types.Float, types.Double:
 		return n.f
 	case types.Varint, types.Decimal:
-		f, _ := n.r.Float64()
+		f, _ := n.rat().Float64()
 		return f
 	}
 	return float64(n.i)
@@ -181,7 +184,8 @@ func (n num) int64() int64 {
 	case types.Float, types.Double:
 		return javaF2L(n.f)
 	case types.Varint, types.Decimal:
-		q := new(big.Int).Quo(n.r.Num(), n.r.Denom())
+		r := n.rat()
+		q := new(big.Int).Quo(r.Num(), r.Denom())
 		return q.Int64() // low 64 bits, as BigInteger.longValue()
 	}
 	return n.i
@@ -214,7 +218,8 @@ func (n num) bigInt() *big.Int {
 		}
 		return new(big.Int).Quo(r.Num(), r.Denom())
 	case types.Varint, types.Decimal:
-		return new(big.Int).Quo(n.r.Num(), n.r.Denom())
+		r := n.rat()
+		return new(big.Int).Quo(r.Num(), r.Denom())
 	}
 	return big.NewInt(n.i)
 }
@@ -430,18 +435,20 @@ func arith(t *types.Type, op byte, a, b num) (num, error) {
 				z = x.remainder(y)
 			}
 		}
-		out.dec = z
-		out.r = decimalRat(z.u, z.scale)
+		out.dec = z // what encodeNum writes; r is left unset
 	}
 	return out, nil
 }
 
 // negateNum is -n in type t (the _negate function): a decimal keeps its
-// scale (BigDecimal.negate), other types subtract from zero.
+// scale (BigDecimal.negate), a float's sign flips (-0.0 included), other
+// types subtract from zero.
 func negateNum(t *types.Type, n num) (num, error) {
-	if t.Kind == types.Decimal && n.kind == types.Decimal && n.dec.u != nil {
-		d := bigDecimal{u: new(big.Int).Neg(n.dec.u), scale: n.dec.scale}
-		return num{kind: types.Decimal, dec: d, r: decimalRat(d.u, d.scale)}, nil
+	switch {
+	case t.Kind == types.Decimal && n.kind == types.Decimal && n.dec.u != nil:
+		return num{kind: types.Decimal, dec: bigDecimal{u: new(big.Int).Neg(n.dec.u), scale: n.dec.scale}}, nil
+	case (t.Kind == types.Float || t.Kind == types.Double) && (n.kind == types.Float || n.kind == types.Double):
+		return num{kind: t.Kind, f: -n.f}, nil
 	}
 	return arith(t, '-', num{kind: types.Tinyint}, n)
 }
@@ -522,11 +529,19 @@ func (d bigDecimal) precision() int {
 // roundPrecision rounds to at most prec significant digits, HALF_UP
 // (MathContext's default), as BigDecimal's operations with a MathContext.
 func (d bigDecimal) roundPrecision(prec int) bigDecimal {
+	if d.u.BitLen() < prec*3 { // fewer than prec digits: 10^prec > 2^(3*prec)
+		return d
+	}
 	drop := d.precision() - prec
 	if drop <= 0 {
 		return d
 	}
-	return bigDecimal{u: divHalfUp(d.u, pow10(drop)), scale: d.scale - int32(drop)}
+	r := bigDecimal{u: divHalfUp(d.u, pow10(drop)), scale: d.scale - int32(drop)}
+	if r.precision() > prec {
+		// 99…9 rounded up to 10…0: one digit more, exactly divisible.
+		r = bigDecimal{u: new(big.Int).Quo(r.u, big.NewInt(10)), scale: r.scale - 1}
+	}
+	return r
 }
 
 // divHalfUp is x / y rounded half away from zero.

@@ -132,3 +132,17 @@ func TestStripZeros(t *testing.T) {
 		t.Errorf("1E+100000 %% 1 = %s scale %d", r.u, r.scale)
 	}
 }
+
+// TestRoundPrecisionCarry checks that rounding which carries into a new
+// digit still leaves at most the precision (BigDecimal rounds again).
+func TestRoundPrecisionCarry(t *testing.T) {
+	nines := new(big.Int).Sub(pow10(maxDecimalPrecision+1), big.NewInt(1)) // 10,001 nines
+	r := bigDecimal{u: nines}.roundPrecision(maxDecimalPrecision)
+	if r.precision() != maxDecimalPrecision || r.scale != -2 || r.u.Cmp(pow10(maxDecimalPrecision-1)) != 0 {
+		t.Fatalf("precision %d scale %d", r.precision(), r.scale)
+	}
+	small := bigDecimal{u: big.NewInt(12345), scale: 2}
+	if got := small.roundPrecision(maxDecimalPrecision); got.u.Int64() != 12345 || got.scale != 2 {
+		t.Fatalf("small value changed: %s scale %d", got.u, got.scale)
+	}
+}

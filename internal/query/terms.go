@@ -530,11 +530,19 @@ func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSp
 	}
 	var lf termFn
 	if left == nil {
-		zero, err := encodeNum(lt, num{kind: types.Int})
-		if err != nil {
-			return nil, err
+		// _negate: the operand alone (a decimal keeps its scale, -0.0 is
+		// a negative zero).
+		lf = func([]Value) ([]byte, bool, error) { return []byte{}, false, nil }
+		fn = func(_, b []byte) ([]byte, error) {
+			n, err := decodeNum(rt, b)
+			if err != nil {
+				return nil, err
+			}
+			if n, err = negateNum(res, n); err != nil {
+				return nil, err
+			}
+			return encodeNum(res, n)
 		}
-		lf = func([]Value) ([]byte, bool, error) { return zero, false, nil }
 	} else if lf, err = c.compileTerm(left, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: lt}, now); err != nil {
 		return nil, err
 	}
