@@ -64,9 +64,10 @@ type sumAgg struct {
 	i   int64
 	big *big.Int
 	// float/double: Kahan summation; an avg whose sum overflows goes on
-	// in r/scale as BigDecimal.valueOf of each value (FloatAvgAggregate)
+	// in bigSum, adding BigDecimal.valueOf of each value (FloatAvgAggregate)
 	sum, comp, simple float64
 	overflow          bool
+	bigSum            bigDecimal
 	// varint/decimal
 	r     *big.Rat
 	scale int32
@@ -80,7 +81,7 @@ func newSumAgg(t *types.Type, avg bool) *sumAgg {
 
 func (a *sumAgg) reset() {
 	a.count, a.i, a.big = 0, 0, nil
-	a.sum, a.comp, a.simple, a.overflow = 0, 0, 0, false
+	a.sum, a.comp, a.simple, a.overflow, a.bigSum = 0, 0, 0, false, bigDecimal{}
 	a.r, a.scale = new(big.Rat), 0
 }
 
@@ -97,8 +98,7 @@ func (a *sumAgg) add(v []byte, _ bool) error {
 	case types.Float, types.Double:
 		x := n.f
 		if a.overflow {
-			a.addJavaDecimal(x)
-			return nil
+			return a.addBig(x)
 		}
 		a.simple += x
 		prev := a.sum
@@ -108,17 +108,13 @@ func (a *sumAgg) add(v []byte, _ bool) error {
 		a.sum = rounded
 		if a.avg && math.IsInf(a.sum, 0) && !math.IsInf(x, 0) && !math.IsNaN(x) {
 			a.overflow = true
-			a.scale = math.MinInt32 // the scale of the first value added
-			a.addJavaDecimal(prev)
-			a.addJavaDecimal(x)
+			a.bigSum, _ = num{kind: types.Double, f: prev}.toBigDecimal()
+			return a.addBig(x)
 		}
 	case types.Varint:
 		a.r.Add(a.r, n.r)
 	case types.Decimal:
-		_, s, _ := types.DecodeDecimal(v)
-		if s > a.scale {
-			a.scale = s
-		}
+		a.scale = max(a.scale, n.dec.scale)
 		a.r.Add(a.r, n.r)
 	default:
 		if !a.avg {
@@ -146,10 +142,8 @@ func (a *sumAgg) result() ([]byte, error) {
 		if a.overflow {
 			// bigSum.divide(count, HALF_EVEN).doubleValue(): the sum's
 			// scale is kept.
-			unit := ratPow10(a.scale)
-			r := new(big.Rat).Quo(a.r, new(big.Rat).SetInt64(a.count))
-			q := new(big.Rat).SetInt(roundHalfEven(r.Mul(r, unit)))
-			f, _ := q.Quo(q, unit).Float64()
+			q := roundHalfEven(new(big.Rat).SetFrac(a.bigSum.u, big.NewInt(a.count)))
+			f, _ := decimalRat(q, a.bigSum.scale).Float64()
 			return encodeNum(t, num{kind: types.Double, f: f})
 		}
 		s := a.sum + a.comp
@@ -262,34 +256,13 @@ func (p *selectPlan) aggregationWarning() string {
 	return ""
 }
 
-// addJavaDecimal adds BigDecimal.valueOf(f) to the exact sum: the decimal
-// of Double.toString(f), whose scale the average keeps. An infinite or NaN
-// value, which BigDecimal refuses (Cassandra fails the query), ends the
-// exact sum: the average is then that value, as in double arithmetic.
-func (a *sumAgg) addJavaDecimal(f float64) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		a.overflow = false
-		a.sum, a.comp, a.simple = f, 0, f
-		return
+// addBig adds BigDecimal.valueOf(f) to the overflowed sum. BigDecimal
+// refuses NaN and infinities, which fails the query.
+func (a *sumAgg) addBig(f float64) error {
+	d, ok := num{kind: types.Double, f: f}.toBigDecimal()
+	if !ok {
+		return errNonFiniteDecimal(f, 64)
 	}
-	v, err := types.ParseString(types.DecimalType, types.JavaDouble(f, 64))
-	if err != nil {
-		return
-	}
-	u, scale, err := types.DecodeDecimal(v)
-	if err != nil {
-		return
-	}
-	if scale > a.scale {
-		a.scale = scale
-	}
-	a.r.Add(a.r, new(big.Rat).Quo(new(big.Rat).SetInt(u), ratPow10(scale)))
-}
-
-// ratPow10 is 10^e as a rational, for any sign of e.
-func ratPow10(e int32) *big.Rat {
-	if e >= 0 {
-		return new(big.Rat).SetInt(pow10(int(e)))
-	}
-	return new(big.Rat).SetFrac(big.NewInt(1), pow10(int(-e)))
+	a.bigSum = a.bigSum.add(d, false)
+	return nil
 }

@@ -730,12 +730,10 @@ func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 			if n.kind == types.Float {
 				bits = 32
 			}
-			s := types.JavaDouble(n.f, bits)
 			if math.IsNaN(n.f) || math.IsInf(n.f, 0) {
-				// BigDecimal(String) reads the sign first.
-				return nil, cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", strings.TrimLeft(s, "-")[:1])
+				return nil, errNonFiniteDecimal(n.f, bits)
 			}
-			return types.ParseString(types.DecimalType, s)
+			return types.ParseString(types.DecimalType, types.JavaDouble(n.f, bits))
 		}
 		return types.EncodeDecimal(big.NewInt(n.int64()), 0), nil // BigDecimal.valueOf(long)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/types"
@@ -451,6 +452,14 @@ func negateNum(t *types.Type, n num) (num, error) {
 		return num{kind: t.Kind, f: -n.f}, nil
 	}
 	return arith(t, '-', num{kind: types.Tinyint}, n)
+}
+
+// errNonFiniteDecimal is BigDecimal's refusal of a NaN or infinite double
+// (new BigDecimal(Double.toString(f)) reads the sign, then fails on the
+// first letter).
+func errNonFiniteDecimal(f float64, bits int) error {
+	s := strings.TrimLeft(types.JavaDouble(f, bits), "-")
+	return cqlerr.Invalidf("Character %s is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", s[:1])
 }
 
 // bigDecimal is a java.math.BigDecimal: u × 10^-scale. DecimalType's
