@@ -302,7 +302,7 @@ func (e *Executor) executeAnn(ctx context.Context, c *compiled, opts *Options) (
 	if !ok {
 		return nil, cqlerr.Invalidf("Invalid vector value for column %s", ann.col.Name)
 	}
-	if err := validateIndexable(q, fn); err != nil {
+	if err := validateIndexable(qv, fn); err != nil {
 		return nil, err
 	}
 
@@ -363,15 +363,6 @@ func decodeAnnVector(t *types.Type, v []byte) ([]float32, bool) {
 	return out, true
 }
 
-func isZeroVector(v []float32) bool {
-	for _, f := range v {
-		if f != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // annScore is the similarity of an index's similarity_function, scaled to
 // [0, 1] as jvector's VectorSimilarityFunction.compare does (higher is
 // closer): COSINE (1 + cos) / 2, DOT_PRODUCT (1 + x·y) / 2, EUCLIDEAN
@@ -386,16 +377,23 @@ func annScore(fn string, x, y []float32) float32 {
 	return vectorSimilarity("similarity_cosine", x, y)
 }
 
-// validateIndexable is OnHeapGraph.validateIndexable: a vector an index
-// stores or is queried with has finite components (VectorUtil.
-// checkFinite), and is not zero for cosine similarity.
-func validateIndexable(v []float32, similarity string) error {
-	for i, f := range v {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return cqlerr.Invalidf("non-finite value at vector[%d]=%s", i, types.JavaDouble(float64(f), 32))
+// validateIndexable is OnHeapGraph.validateIndexable on an encoded float
+// vector: a vector an index stores or is queried with has finite
+// components (VectorUtil.checkFinite), and is not zero for cosine
+// similarity. It reads the bits, so a write allocates nothing for it.
+func validateIndexable(v []byte, similarity string) error {
+	zero := true
+	for i := 0; i+4 <= len(v); i += 4 {
+		bits := binary.BigEndian.Uint32(v[i:])
+		if bits&0x7f800000 == 0x7f800000 { // all exponent bits: NaN or infinite
+			name, _ := types.NonFinite(float64(math.Float32frombits(bits)))
+			return cqlerr.Invalidf("non-finite value at vector[%d]=%s", i/4, name)
+		}
+		if bits&0x7fffffff != 0 {
+			zero = false
 		}
 	}
-	if similarity == "COSINE" && isZeroVector(v) {
+	if similarity == "COSINE" && zero {
 		return cqlerr.Invalidf(zeroVectorCosineError)
 	}
 	return nil
@@ -426,8 +424,8 @@ func validateVectorWrites(t *schema.Table, ups []*mutation.PartitionUpdate) erro
 				if c.Column != x.col.ID || c.Tombstone {
 					continue
 				}
-				if v, ok := decodeAnnVector(x.col.Type, c.Value); ok {
-					if err := validateIndexable(v, x.similarity); err != nil {
+				if len(c.Value) == 4*x.col.Type.Dimension {
+					if err := validateIndexable(c.Value, x.similarity); err != nil {
 						return err
 					}
 				}
