@@ -453,7 +453,7 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 			desc[o.Column] = o.Desc
 		}
 		for i, n := range st.PartitionKey {
-			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.PartitionKey, Position: i, Mask: base.Column(n).Mask})
+			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.PartitionKey, Position: i})
 		}
 		for i, n := range st.Clustering {
 			// CreateViewStatement.getType: without a CLUSTERING ORDER for
@@ -462,11 +462,11 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 			if !ok {
 				d = base.Column(n).Desc
 			}
-			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Clustering, Position: i, Desc: d, Mask: base.Column(n).Mask})
+			cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Clustering, Position: i, Desc: d})
 		}
 		for _, n := range order {
 			if !inPK[n] {
-				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1, Mask: base.Column(n).Mask})
+				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1})
 			}
 		}
 		view = schema.NewTable(ksName, name, id, cols, params)
@@ -827,13 +827,11 @@ func sameViewRow(a, b *viewRow) bool {
 
 // alterViewsOf carries an ALTER TABLE of a base table over to its views, as
 // Cassandra does: a column added to the base joins every view that selects
-// all columns, a renamed primary-key column is renamed in every view (and
-// in its WHERE clause), and a column's mask is the same in every view (a
-// view's columns are copies of the base's, masks included).
+// all columns, and a renamed primary-key column is renamed in every view
+// (and in its WHERE clause). Masks follow the base within the schema
+// manager (schema.Keyspace.withViewMasks).
 func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
-	switch st.Op {
-	case cql.AlterTableAddColumns, cql.AlterTableRenameColumns, cql.AlterTableMaskColumn, cql.AlterTableUnmaskColumn:
-	default:
+	if st.Op != cql.AlterTableAddColumns && st.Op != cql.AlterTableRenameColumns {
 		return nil
 	}
 	bt := e.cfg.Schema.Current().Table(ksName, base)
@@ -848,16 +846,6 @@ func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
 			cols := copyColumns(v)
 			info := *v.View
 			switch st.Op {
-			case cql.AlterTableMaskColumn, cql.AlterTableUnmaskColumn:
-				changed := false
-				for _, c := range cols {
-					if c.Name == st.Column {
-						c.Mask, changed = bt.Column(st.Column).Mask, true
-					}
-				}
-				if !changed {
-					return nil, nil
-				}
 			case cql.AlterTableAddColumns:
 				if !info.IncludeAll {
 					return nil, nil
@@ -867,7 +855,7 @@ func (e *Executor) alterViewsOf(ksName, base string, st *cql.AlterTable) error {
 					if bc == nil || bc.Kind == schema.Static || v.Column(d.Name) != nil {
 						continue
 					}
-					cols = append(cols, &schema.Column{Name: bc.Name, Type: bc.Type, Kind: schema.Regular, Position: -1, Mask: bc.Mask})
+					cols = append(cols, &schema.Column{Name: bc.Name, Type: bc.Type, Kind: schema.Regular, Position: -1})
 				}
 			case cql.AlterTableRenameColumns:
 				renamed := map[string]string{}

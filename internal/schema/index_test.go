@@ -136,3 +136,30 @@ func TestIDsNotShared(t *testing.T) {
 		t.Fatalf("index on a table's id: %v", err)
 	}
 }
+
+// TestViewMasksFollowBase checks that a view's columns take their base
+// table's masks (also for views kept from before views followed masks),
+// without changing the keyspace they are derived from.
+func TestViewMasksFollowBase(t *testing.T) {
+	mask := &ColumnMask{Function: "mask_default"}
+	cols := func(m *ColumnMask) []*Column {
+		return []*Column{
+			{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0, ID: 1},
+			{Name: "v", Type: types.TextType, Kind: Regular, Position: -1, ID: 2, Mask: m},
+		}
+	}
+	base := NewTable("app", "base", uuid.New(), cols(mask), DefaultTableParams())
+	view := NewTable("app", "v", uuid.New(), cols(nil), DefaultTableParams())
+	view.View = &ViewInfo{BaseID: base.ID, BaseName: "base"}
+	k := &Keyspace{Name: "app", Tables: map[string]*Table{"base": base, "v": view}}
+	got := k.withViewMasks()
+	if m := got.Tables["v"].Column("v").Mask; !sameMask(m, mask) {
+		t.Fatalf("view column mask %+v, want %+v", m, mask)
+	}
+	if k.Tables["v"].Column("v").Mask != nil {
+		t.Fatal("withViewMasks changed the keyspace it was given")
+	}
+	if again := got.withViewMasks(); again != got {
+		t.Fatal("in sync views were rebuilt")
+	}
+}

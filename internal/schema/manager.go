@@ -87,7 +87,7 @@ func NewManager(store MetaStore) (*Manager, error) {
 		s.Keyspaces[n] = ks
 	}
 	for n, ks := range user {
-		s.Keyspaces[n] = ks
+		s.Keyspaces[n] = ks.withViewMasks()
 	}
 	m.cur.Store(s)
 	return m, nil
@@ -117,6 +117,9 @@ func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool,
 	changed, err := fn(kss)
 	if err != nil || !changed {
 		return false, err
+	}
+	for name, ks := range kss {
+		kss[name] = ks.withViewMasks()
 	}
 	next := &Schema{Keyspaces: kss, Version: newVersion()}
 	if m.store != nil {

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/cqld/cqld/internal/cqlerr"
@@ -135,4 +137,51 @@ func findView(kss map[string]*Keyspace, ks, name string) (*Keyspace, *Table, err
 		}
 	}
 	return nil, nil, cqlerr.Invalidf("Materialized view '%s.%s' doesn't exist", ks, name)
+}
+
+// withViewMasks returns k with every view's column masks equal to its base
+// table's: a view's columns are copies of the base's, masks included. The
+// manager applies it in every schema update and on load, so a view follows
+// CREATE VIEW, ALTER ... MASKED WITH / DROP MASKED and ADD on its base in
+// the same update as the base, and views persisted before they followed
+// masks get them too. Without it a role without UNMASK reads masked
+// columns in clear through a view.
+func (k *Keyspace) withViewMasks() *Keyspace {
+	out := k
+	for name, v := range k.Tables {
+		if !v.IsView() {
+			continue
+		}
+		base := k.Tables[v.View.BaseName]
+		if base == nil {
+			continue
+		}
+		var cols []*Column
+		for i, c := range v.Columns {
+			bc := base.Column(c.Name)
+			if bc == nil || sameMask(c.Mask, bc.Mask) {
+				continue
+			}
+			if cols == nil {
+				cols = make([]*Column, len(v.Columns))
+				for j, vc := range v.Columns {
+					cc := *vc
+					cols[j] = &cc
+				}
+			}
+			cols[i].Mask = bc.Mask
+		}
+		if cols != nil {
+			out = out.withTable(name, v.Altered(cols, v.Params, v.Dropped))
+		}
+	}
+	return out
+}
+
+func sameMask(a, b *ColumnMask) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Function == b.Function && slices.Equal(a.ArgTypes, b.ArgTypes) &&
+		slices.EqualFunc(a.Args, b.Args, bytes.Equal)
 }
