@@ -1,7 +1,10 @@
 package node
 
 import (
+	"errors"
 	"testing"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // TestCellMetadataTTL checks ttl() of set and map elements and slices
@@ -66,12 +69,27 @@ func TestCellMetadataTTL(t *testing.T) {
 			within("ttl(s[lo..hi]) element", ttls[i], w)
 		}
 	}
-	// A null key selects nothing.
-	var ts *int64
-	if err := s.Query("SELECT writetime(m[?]) FROM ks.t WHERE k = 1", nil).Scan(&ts); err != nil {
-		t.Fatal(err)
+	// A null key or slice bound is refused when the query starts
+	// (ElementsSelector), even where no row matches; an unset slice bound
+	// is no bound.
+	for _, tc := range []struct {
+		q    string
+		args []any
+		want string
+	}{
+		{"SELECT writetime(m[?]) FROM ks.t WHERE k = 1", []any{nil}, "Invalid null value for element selection on m"},
+		{"SELECT m[?] FROM ks.t WHERE k = 99", []any{nil}, "Invalid null value for element selection on m"},
+		{"SELECT ttl(s[?..?]) FROM ks.t WHERE k = 1", []any{0, nil}, "Invalid null value for slice selection on s"},
+	} {
+		var v any
+		err := s.Query(tc.q, tc.args...).Scan(&v)
+		var rerr gocql.RequestError
+		if !errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != tc.want {
+			t.Errorf("%s with %v: %v, want Invalid %q", tc.q, tc.args, err, tc.want)
+		}
 	}
-	if ts != nil {
-		t.Errorf("writetime(m[null]) = %d, want null", *ts)
+	var ttls []*int
+	if err := s.Query("SELECT ttl(s[?..?]) FROM ks.t WHERE k = 1", 2, gocql.UnsetValue).Scan(&ttls); err != nil || len(ttls) != 1 {
+		t.Errorf("ttl(s[2..unset]): %v, %d elements, want 1", err, len(ttls))
 	}
 }

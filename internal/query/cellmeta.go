@@ -250,8 +250,9 @@ func selectsValue(ctx *evalCtx, v []byte, steps []*metaStep) bool {
 	return v != nil
 }
 
-// sliceBounds evaluates the bounds of a slice step (nil: unbounded); false
-// when a bound is null.
+// sliceBounds evaluates the bounds of a slice step (nil: unbounded, as an
+// unset bound is); false when a bound cannot be evaluated (a null one is
+// refused before the read, boundSelection).
 func sliceBounds(ctx *evalCtx, st *metaStep) (lo, hi []byte, ok bool) {
 	for _, b := range []struct {
 		fn  termFn
@@ -260,8 +261,8 @@ func sliceBounds(ctx *evalCtx, st *metaStep) (lo, hi []byte, ok bool) {
 		if b.fn == nil {
 			continue
 		}
-		v, unset, err := b.fn(ctx.vals)
-		if err != nil || unset || v == nil {
+		v, _, err := b.fn(ctx.vals)
+		if err != nil {
 			return nil, nil, false
 		}
 		*b.dst = v

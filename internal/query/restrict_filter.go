@@ -61,8 +61,14 @@ func (c *compiled) compileMapElementRelation(p *selectPlan, col *schema.Column, 
 // checkFilterValues evaluates the values of the row filters once, before
 // the read, refusing nulls and unset values with Cassandra's messages, as
 // its restrictions do when they build the RowFilter: whether or not a row
-// is then read.
+// is then read. The selectors' element keys and slice bounds are checked
+// first, as Cassandra's selectors are built before the read.
 func (p *selectPlan) checkFilterValues(vals []Value) error {
+	for _, check := range p.selectorChecks {
+		if err := check(vals); err != nil {
+			return err
+		}
+	}
 	for i := range p.filters {
 		f := &p.filters[i]
 		if f.mapKey != nil {

@@ -44,9 +44,11 @@ type selectPlan struct {
 	// (a query without a full partition key).
 	index *indexPlan
 
-	selectors     []*selExpr
-	resultColumns []ColumnSpec
-	aggregate     bool
+	selectors []*selExpr
+	// selectorChecks check the selectors' bound values once per query.
+	selectorChecks []func([]Value) error
+	resultColumns  []ColumnSpec
+	aggregate      bool
 	// groupBy is the primary-key prefix of GROUP BY (nil when none).
 	groupBy []*schema.Column
 	// groupFn is a floor() time bucket on the last GROUP BY column.
@@ -145,11 +147,11 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) 
 		}
 		return nil
 	}
-	sels, err := c.compileSelection(t, st.Selectors, now)
+	sels, checks, err := c.compileSelection(t, st.Selectors, now)
 	if err != nil {
 		return err
 	}
-	p.selectors = sels
+	p.selectors, p.selectorChecks = sels, checks
 	for _, s := range sels {
 		p.resultColumns = append(p.resultColumns, spec(t, s.name, s.typ))
 		if s.agg {

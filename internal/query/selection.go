@@ -152,6 +152,9 @@ type selCompiler struct {
 	now nowFunc
 	// inAgg is set while compiling the argument of an aggregate.
 	inAgg bool
+	// checks are the bound values of element and slice selections,
+	// checked once per query (ElementsSelector's factory newInstance).
+	checks []func([]Value) error
 }
 
 func (sc *selCompiler) compile(e cql.SelectorExpr) (*selExpr, error) {
@@ -501,6 +504,7 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 		if err != nil {
 			return nil, err
 		}
+		sc.checks = append(sc.checks, boundSelection(kf, "element", arg.name, false))
 		resT := keyT
 		if typ.Kind == types.Map {
 			resT = typ.Params[1]
@@ -520,12 +524,14 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 			return nil, err
 		}
 		fromText = termText(x.From)
+		sc.checks = append(sc.checks, boundSelection(from, "slice", arg.name, true))
 	}
 	if x.To != nil {
 		if to, err = sc.c.compileTerm(x.To, keySpec("key"), sc.now); err != nil {
 			return nil, err
 		}
 		toText = termText(x.To)
+		sc.checks = append(sc.checks, boundSelection(to, "slice", arg.name, true))
 	}
 	return &selExpr{node: &scalarNode{args: []selNode{arg.node}, fn: func(ctx *evalCtx, a [][]byte) ([]byte, error) {
 		var lo, hi []byte
@@ -538,6 +544,24 @@ func (sc *selCompiler) compileElement(x *cql.ElementSel) (*selExpr, error) {
 		return collectionSlice(typ, a[0], lo, hi)
 	}}, name: arg.name + "[" + fromText + ".." + toText + "]", typ: typ, agg: arg.agg,
 		of: arg, step: &metaStep{typ: typ, field: -1, slice: true, from: from, to: to}}, nil
+}
+
+// boundSelection refuses a null element key or slice bound, and an unset
+// key, as ElementsSelector's factories do when a query starts: an unset
+// slice bound is no bound.
+func boundSelection(f termFn, what, column string, unsetIsOpen bool) func([]Value) error {
+	return func(vals []Value) error {
+		v, unset, err := f(vals)
+		switch {
+		case err != nil:
+			return err
+		case unset && !unsetIsOpen:
+			return cqlerr.Invalidf("Invalid unset value for %s selection on %s", what, column)
+		case v == nil && !unset:
+			return cqlerr.Invalidf("Invalid null value for %s selection on %s", what, column)
+		}
+		return nil
+	}
 }
 
 func collectionElement(typ *types.Type, coll, key []byte) ([]byte, error) {
@@ -743,14 +767,15 @@ func typeAccepts(want, got *types.Type) bool {
 	return false
 }
 
-// compileSelection compiles the selectors of a SELECT.
-func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now nowFunc) ([]*selExpr, error) {
+// compileSelection compiles the selectors of a SELECT, and the checks of
+// their bound values to run once per query.
+func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now nowFunc) ([]*selExpr, []func([]Value) error, error) {
 	sc := &selCompiler{c: c, t: t, now: now}
 	out := make([]*selExpr, 0, len(sels))
 	for _, s := range sels {
 		e, err := sc.compile(s.Expr)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s.Alias != "" {
 			cp := *e
@@ -759,7 +784,7 @@ func (c *compiled) compileSelection(t *schema.Table, sels []cql.Selector, now no
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out, sc.checks, nil
 }
 
 // sameBytes is bytes.Equal, named for readability at call sites.
