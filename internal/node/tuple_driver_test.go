@@ -62,8 +62,9 @@ func TestDriverTupleRelationsInModifications(t *testing.T) {
 	invalid("Invalid null value in condition for columns: [c, d]", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) IN ((?, ?), (?, ?))", 1, nil, 1, 1)
 	invalid("Slice restrictions are not supported on the clustering columns in UPDATE statements", "UPDATE ks.t SET v = 5 WHERE k = 1 AND (c, d) > (?, ?)", 0, 0)
 
-	// c ASC, d DESC: (c, d) > (0, 1) AND (c, d) <= (2, 0) is d < 1... of
-	// c = 0 first in value order, so several ranges in clustering order.
+	// c ASC, d DESC: (c, d) > (0, 1) AND (c, d) <= (2, 0) is d > 1 for
+	// c = 0, all of c = 1, and d <= 0 for c = 2, in value order: several
+	// ranges in clustering order.
 	exec("DELETE FROM ks.t WHERE k = 1 AND (c, d) > (?, ?) AND (c, d) <= (?, ?)", 0, 1, 2, 0)
 	if got, want := rows("SELECT c, d, v FROM ks.t WHERE k = 1"), "0,1,2 0,0,1 2,2,3 2,1,0"; got != want {
 		t.Fatalf("after a range DELETE: %s, want %s", got, want)

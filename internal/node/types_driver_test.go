@@ -227,12 +227,18 @@ func driverTypeCases(t *testing.T, udt *types.Type) []typeCase {
 		{"vector<float, 3>", vf3, [][]byte{types.EncodeVector(vf3, f32(1, -0.5, 3.25))}},
 		{"vector<text, 2>", vt2, [][]byte{types.EncodeVector(vt2, txt("", "héllo"))}},
 	}
-	if udt != nil {
-		cases = append(cases, typeCase{"frozen<addr>", udt, [][]byte{
-			types.EncodeTuple([][]byte{types.EncodeText("Main St"), types.EncodeInt(12345)}),
-			types.EncodeTuple([][]byte{nil, types.EncodeInt(0)})}})
-	}
+	cases = append(cases, typeCase{"frozen<addr>", udt, [][]byte{
+		types.EncodeTuple([][]byte{types.EncodeText("Main St"), types.EncodeInt(12345)}),
+		types.EncodeTuple([][]byte{nil, types.EncodeInt(0)})}})
 	return cases
+}
+
+// createAddrType creates ks.addr, the user type driverTypeCases covers.
+func createAddrType(t *testing.T, s *gocql.Session) *types.Type {
+	t.Helper()
+	execAll(t, s, "CREATE TYPE ks.addr (street text, zip int)")
+	return &types.Type{Kind: types.UDT, Frozen: true, Keyspace: "ks", Name: "addr",
+		FieldNames: []string{"street", "zip"}, Params: []*types.Type{types.TextType, types.IntType}}
 }
 
 // expectedRead is what the server returns for v stored in a column of typ:
@@ -276,9 +282,6 @@ func sameValue(typ *types.Type, got, want []byte) bool {
 	return isNaN(got) && isNaN(want)
 }
 
-// sameJSONValue is sameValue, except for decimals: like Cassandra (whose
-// JSON mapper reads floating-point numbers as doubles), fromJson keeps a
-// decimal only to double precision.
 // jsonLossy reports the values cqld's toJson writes as null though they
 // are not null, so fromJson cannot bring them back: the empty value of a
 // non-string type, and a float or double NaN or infinity (FloatType and
@@ -297,6 +300,9 @@ func jsonLossy(typ *types.Type, v []byte) bool {
 	return len(v) == 0
 }
 
+// sameJSONValue is sameValue, except for decimals: like Cassandra (whose
+// JSON mapper reads floating-point numbers as doubles), fromJson keeps a
+// decimal only to double precision.
 func sameJSONValue(typ *types.Type, got, want []byte) bool {
 	if sameValue(typ, got, want) {
 		return true
@@ -330,14 +336,7 @@ func everyTypeRoundTrip(t *testing.T, proto int) {
 	s := connect(t, n, proto, nil)
 	defer s.Close()
 	execAll(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	var udt *types.Type
-	if err := s.Query("CREATE TYPE ks.addr (street text, zip int)").Exec(); err != nil {
-		t.Logf("no user types yet (%v): UDT columns are not tested", err)
-	} else {
-		udt = &types.Type{Kind: types.UDT, Frozen: true, Keyspace: "ks", Name: "addr",
-			FieldNames: []string{"street", "zip"}, Params: []*types.Type{types.TextType, types.IntType}}
-	}
-	cases := driverTypeCases(t, udt)
+	cases := driverTypeCases(t, createAddrType(t, s))
 	cols := []string{"k int PRIMARY KEY"}
 	for i, c := range cases {
 		cols = append(cols, fmt.Sprintf("c%d %s", i, c.cql))
@@ -543,12 +542,7 @@ func TestDriverClusteringOrder(t *testing.T) {
 	s := connect(t, n, 5, nil)
 	defer s.Close()
 	execAll(t, s, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	var udt *types.Type
-	if err := s.Query("CREATE TYPE ks.addr (street text, zip int)").Exec(); err == nil {
-		udt = &types.Type{Kind: types.UDT, Frozen: true, Keyspace: "ks", Name: "addr",
-			FieldNames: []string{"street", "zip"}, Params: []*types.Type{types.TextType, types.IntType}}
-	}
-	for i, c := range driverTypeCases(t, udt) {
+	for i, c := range driverTypeCases(t, createAddrType(t, s)) {
 		if types.CheckKeyType(c.typ) != nil || c.typ.IsMultiCell() || c.typ.Kind == types.Vector {
 			continue
 		}
