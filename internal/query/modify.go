@@ -1474,17 +1474,12 @@ func (e *Executor) lockPlans(ctx context.Context, plans []*modifyPlan, opts []*O
 	return e.cfg.Coordinator.LockPartitions(ctx, refs)
 }
 
-// executeBatch applies the statements of a batch, grouped by table. Every
-// statement without its own timestamp uses the batch's. Conditional
+// executeBatchResult applies the statements of a batch, grouped by table.
+// Every statement without its own timestamp uses the batch's. Conditional
 // batches go through executeCAS; batches that read before writing
 // (counters, list index operations) hold the partition locks and apply
 // statement by statement, so that each one reads what the previous wrote
 // (two increments of one counter in a batch both count, as in Cassandra).
-func (e *Executor) executeBatch(ctx context.Context, typ cql.BatchType, stmts []*modifyPlan, opts []*Options, bopts *Options) error {
-	_, err := e.executeBatchResult(ctx, typ, stmts, opts, bopts)
-	return err
-}
-
 func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, stmts []*modifyPlan, opts []*Options, bopts *Options) (*Result, error) {
 	batchTS := e.timestamp()
 	if bopts.HasTimestamp {
