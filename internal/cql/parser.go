@@ -118,11 +118,10 @@ type bailout struct {
 	err *cqlerr.Error // a complete error (Invalid); nil for syntax errors
 	msg string
 	pos int
-	// snip, when set, is where the snippet marks the offending token, if
-	// not at pos: after an LL(2) decision fails, ANTLR reports the second
-	// token but the stream is back at the first.
-	snip    int
-	hasSnip bool
+	// snip is where the snippet marks the offending token: pos, except
+	// after a failed LL(2) decision, where ANTLR reports the second token
+	// but the stream is back at the first.
+	snip int
 }
 
 // parserPool recycles parsers and their token slices: tokens never outlive
@@ -295,7 +294,7 @@ func (p *parser) leave() { p.depth-- }
 
 // failAt aborts parsing with a SyntaxError located at t.
 func (p *parser) failAt(t *token, msg string) {
-	panic(&bailout{msg: msg, pos: t.pos})
+	panic(&bailout{msg: msg, pos: t.pos, snip: t.pos})
 }
 
 // errorOf turns a bailout into the error returned to the caller.
@@ -312,11 +311,7 @@ func (p *parser) errorOf(b *bailout) *cqlerr.Error {
 	writeInt(&sb, col)
 	sb.WriteByte(' ')
 	sb.WriteString(b.msg)
-	if b.hasSnip {
-		p.writeSnippet(&sb, b.snip)
-	} else {
-		p.writeSnippet(&sb, b.pos)
-	}
+	p.writeSnippet(&sb, b.snip)
 	return cqlerr.Syntaxf("%s", sb.String())
 }
 
@@ -325,7 +320,7 @@ func (p *parser) errorOf(b *bailout) *cqlerr.Error {
 // token, the snippet marks the current one.
 func (p *parser) noViableAfter() {
 	t := p.peek(1)
-	panic(&bailout{msg: "no viable alternative at input " + p.display(t), pos: t.pos, snip: p.tok().pos, hasSnip: true})
+	panic(&bailout{msg: "no viable alternative at input " + p.display(t), pos: t.pos, snip: p.tok().pos})
 }
 
 // failInvalid aborts parsing with an Invalid error, for the checks that
