@@ -187,6 +187,14 @@ type CastSel struct {
 // TermSel is a literal, bind marker or other term used as a selector.
 type TermSel struct{ Term Term }
 
+// HintSel is (type) selector for a selector that is not a term, e.g.
+// (blob) v: the value read as the hinted type (Selectable.WithTypeHint).
+// A hint on a term is a TermSel holding a TypeHint.
+type HintSel struct {
+	Type TypeExpr
+	Expr SelectorExpr
+}
+
 // FieldSel is expr.field (UDT field selection).
 type FieldSel struct {
 	Expr  SelectorExpr
@@ -229,6 +237,7 @@ func (*ColumnSel) isSelectorExpr()     {}
 func (*FunctionSel) isSelectorExpr()   {}
 func (*CastSel) isSelectorExpr()       {}
 func (*TermSel) isSelectorExpr()       {}
+func (*HintSel) isSelectorExpr()       {}
 func (*FieldSel) isSelectorExpr()      {}
 func (*ElementSel) isSelectorExpr()    {}
 func (*ArithSel) isSelectorExpr()      {}

@@ -664,6 +664,19 @@ func (f *formatter) selector(e SelectorExpr) {
 		f.WriteString(" AS ")
 		e.Type.format(&f.Builder)
 		f.WriteByte(')')
+	case *HintSel:
+		f.WriteByte('(')
+		e.Type.format(&f.Builder)
+		f.WriteByte(')')
+		switch e.Expr.(type) {
+		case *FieldSel, *ElementSel:
+			// A hint binds tighter than a field or element selection.
+			f.WriteByte('(')
+			f.selector(e.Expr)
+			f.WriteByte(')')
+		default:
+			f.selectorOperand(e.Expr)
+		}
 	case *TermSel:
 		f.selectorTerm(e.Term)
 	case *FieldSel:

@@ -299,17 +299,16 @@ func (p *parser) selectionGroupWithoutField() SelectorExpr {
 }
 
 // selectionTypeHint parses '(' comparatorType ')' selectionGroupWithoutField.
-// Type hints only apply to terms, so this alternative fails unless a term
-// follows: "(b) AS x" is the column b aliased, not a hint on a column named
-// "as".
+// This alternative fails unless a selector follows the parenthesis: "(b) AS
+// x" is the column b aliased, and "(b) + 1" an operation.
 func (p *parser) selectionTypeHint() SelectorExpr {
-	start := p.tok()
 	typ := p.typeHintPrefix()
-	ts, isTerm := p.selectionGroupWithoutField().(*TermSel)
-	if !isTerm {
-		p.failAt(start, "no viable alternative at input '('")
+	switch e := p.selectionGroupWithoutField().(type) {
+	case *TermSel:
+		return &TermSel{Term: &TypeHint{Type: typ, Term: e.Term}}
+	default:
+		return &HintSel{Type: typ, Expr: e}
 	}
-	return &TermSel{Term: &TypeHint{Type: typ, Term: ts.Term}}
 }
 
 // parenSelector parses '(' selector ')' or a tuple '(' selector, ... ')'.

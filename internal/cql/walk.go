@@ -167,6 +167,8 @@ func (w *markerWalker) selector(e SelectorExpr) {
 		}
 	case *CastSel:
 		w.selector(e.Expr)
+	case *HintSel:
+		w.selector(e.Expr)
 	case *TermSel:
 		w.term(e.Term)
 	case *FieldSel:

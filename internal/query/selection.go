@@ -196,6 +196,8 @@ func (sc *selCompiler) compile(e cql.SelectorExpr) (*selExpr, error) {
 		return &selExpr{node: &termNode{fn: f}, name: termText(x.Term), typ: typ, terms: true}, nil
 	case *cql.CastSel:
 		return sc.compileCast(x)
+	case *cql.HintSel:
+		return sc.compileHint(x)
 	case *cql.ArithSel:
 		return sc.compileArith(x)
 	case *cql.NegSel:
@@ -346,6 +348,31 @@ func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
 	}
 	return &selExpr{node: &scalarNode{args: []selNode{arg.node}, fn: func(_ *evalCtx, a [][]byte) ([]byte, error) { return fn(a[0]) }},
 		name: "cast(" + arg.name + " as " + to.String() + ")", typ: to, agg: arg.agg}, nil
+}
+
+// compileHint compiles (type) selector, Selectable.WithTypeHint: the
+// selector's values read as the hinted type, which must take them
+// (isValueCompatibleWith, so (blob) of anything). The hinted type is
+// frozen, so a non-frozen collection or UDT column takes no hint.
+func (sc *selCompiler) compileHint(x *cql.HintSel) (*selExpr, error) {
+	arg, err := sc.compile(x.Expr)
+	if err != nil {
+		return nil, err
+	}
+	to, err := resolveTypeIn(sc.c.schema, x.Type, sc.t.Keyspace)
+	if err != nil {
+		return nil, err
+	}
+	if to.IsMultiCell() {
+		frozen := *to
+		frozen.Frozen = true
+		to = &frozen
+	}
+	name := "(" + typeExprString(x.Type) + ")" + arg.name
+	if arg.typ.IsMultiCell() || !valueCompatible(to, arg.typ) {
+		return nil, cqlerr.Invalidf("Cannot assign value %s to %s of type %s", name, name, to)
+	}
+	return &selExpr{node: arg.node, name: name, typ: to, agg: arg.agg, terms: arg.terms}, nil
 }
 
 var arithOpNames = map[byte]string{'+': "_add", '-': "_substract", '*': "_multiply", '/': "_divide", '%': "_modulo"}
