@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 )
@@ -688,21 +689,51 @@ func (sc *selCompiler) compileField(x *cql.FieldSel) (*selExpr, error) {
 		of: arg, step: &metaStep{typ: arg.typ, field: idx}}, nil
 }
 
+// compileToken compiles token(...), a TokenFct whose parameters have the
+// types of the partition key columns: the partition key columns in order
+// give the row's own token; any other selectors of those types (token(1),
+// token(v)) are hashed as a partition key would be.
 func (sc *selCompiler) compileToken(x *cql.FunctionSel) (*selExpr, error) {
 	t := sc.t
 	if len(x.Args) != len(t.PartitionKey) {
 		return nil, cqlerr.Invalidf("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.PartitionKey), len(x.Args))
 	}
-	var names []string
+	names := make([]string, len(x.Args))
+	nodes := make([]selNode, len(x.Args))
+	ownKey, agg := true, false
 	for i, a := range x.Args {
-		cs, ok := a.(*cql.ColumnSel)
-		if !ok || cs.Name != t.PartitionKey[i].Name {
-			return nil, cqlerr.Invalidf("The token function arguments must be the partition key columns, in order")
+		pt := t.PartitionKey[i].Type
+		var e *selExpr
+		var err error
+		if ts, ok := a.(*cql.TermSel); ok {
+			if !termAssignable(ts.Term, pt) {
+				return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", termText(ts.Term), i, pt)
+			}
+			e, err = sc.compileTermAs(ts.Term, pt, true)
+		} else {
+			e, err = sc.compile(a)
 		}
-		names = append(names, cs.Name)
+		if err != nil {
+			return nil, err
+		}
+		if !typeAccepts(pt, e.typ) {
+			return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", e.name, i, pt)
+		}
+		ownKey = ownKey && e.col == t.PartitionKey[i]
+		names[i], nodes[i], agg = e.name, e.node, agg || e.agg
 	}
-	return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte { return types.EncodeBigint(ctx.row.token) }},
-		name: "system.token(" + strings.Join(names, ", ") + ")", typ: types.BigintType}, nil
+	name := "system.token(" + strings.Join(names, ", ") + ")"
+	if ownKey {
+		return &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte { return types.EncodeBigint(ctx.row.token) }},
+			name: name, typ: types.BigintType}, nil
+	}
+	part := sc.c.part
+	if part == nil {
+		return nil, cqlerr.Invalidf("Unknown function %s called", x.Name.String())
+	}
+	return &selExpr{node: &scalarNode{args: nodes, fn: func(_ *evalCtx, a [][]byte) ([]byte, error) {
+		return types.EncodeBigint(part.Token(mutation.CompositeKey(a))), nil
+	}}, name: name, typ: types.BigintType, agg: agg}, nil
 }
 
 // ---------------------------------------------------------------------------

@@ -694,7 +694,7 @@ func (c *compiled) compileTokenTerm(f *cql.FunctionCall, recv ColumnSpec, now fu
 	args := make([]termFn, len(f.Args))
 	for i, a := range f.Args {
 		pt := t.PartitionKey[i].Type
-		if l, ok := a.(*cql.Literal); ok && l.Kind != cql.LitNull && !assignable(l.Kind, pt) {
+		if !termAssignable(a, pt) {
 			return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", termText(a), i, pt)
 		}
 		af, err := c.compileTerm(a, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table,
