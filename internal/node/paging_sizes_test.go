@@ -71,7 +71,7 @@ func TestPagingEveryPageSize(t *testing.T) {
 		"SELECT * FROM ix WHERE st = 1",
 		"SELECT * FROM ix WHERE st = 0 PER PARTITION LIMIT 2",
 		"SELECT * FROM ix WHERE c = 2",
-		"SELECT * FROM ix WHERE g = 2 AND c > 2",
+		"SELECT * FROM ix WHERE g = 2 AND c > 2 ALLOW FILTERING",
 		"SELECT * FROM t WHERE p = 5",
 		"SELECT * FROM t WHERE p = 5 ORDER BY c1 ASC",
 		"SELECT * FROM t WHERE p = 5 AND c1 >= 1 AND c1 < 4",

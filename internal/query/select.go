@@ -544,8 +544,11 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		// one index group (a legacy index alone, or all the SAI indexes)
 		// supports every index restriction, multiple CONTAINS (values,
 		// keys and map entries, RestrictionSet.hasMultipleContains)
-		// only with SAI. Indexed clustering columns of a query without
-		// its partition key are index restrictions too.
+		// only with SAI. The clustering restrictions of a query without
+		// its partition key are filtered too (StatementRestrictions adds
+		// them to the row filter when it uses an index), so an index
+		// group must answer them: WHERE v1 = ? AND c1 = ?, v1 indexed,
+		// needs ALLOW FILTERING.
 		nonKey := map[*schema.Column]bool{}
 		allSAI := true
 		contains := 0
@@ -554,7 +557,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 				continue
 			}
 			if f.col.Kind == schema.Regular || f.col.Kind == schema.Static || f.col.Kind == schema.PartitionKey && p.pk == nil ||
-				f.col.Kind == schema.Clustering && p.pk == nil && covered[f.col] {
+				f.col.Kind == schema.Clustering && p.pk == nil {
 				if !covered[f.col] {
 					return cqlerr.Invalidf(requiresAllowFilteringMessage)
 				}
