@@ -341,9 +341,12 @@ func (p *parser) mismatched(expected string) {
 }
 
 // recognitionError reports a grammatical error that Cassandra detects in a
-// parser action rather than by the grammar itself.
+// parser action rather than by the grammar itself: addRecognitionError and
+// the SyntaxExceptions thrown from actions carry the bare message, with
+// neither position nor snippet (ErrorCollector.syntaxError(recognizer,
+// String)).
 func (p *parser) recognitionError(t *token, msg string) {
-	p.failAt(t, msg)
+	panic(&bailout{err: cqlerr.Syntaxf("%s", msg), pos: t.pos})
 }
 
 // display renders a token the way ANTLR does in messages: its text in single
