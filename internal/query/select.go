@@ -402,10 +402,17 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			pkAny = true
 		}
 	}
-	if pkSlice && !allowFiltering && p.tokenLower == nil && p.tokenUpper == nil {
-		// processPartitionKeyRestrictions: a slice needs filtering (with a
-		// queriable index too, as checkNeedsFiltering then counts more
-		// than one filtered restriction).
+	// pkIndexed: an index answers every partition key restriction (an SAI
+	// index answers slices too).
+	pkIndexed := len(covered) > 0
+	for _, f := range p.filters {
+		if f.col != nil && f.col.Kind == schema.PartitionKey && !covered[f.col] {
+			pkIndexed = false
+		}
+	}
+	if pkSlice && !allowFiltering && p.tokenLower == nil && p.tokenUpper == nil && !pkIndexed {
+		// processPartitionKeyRestrictions: a slice needs filtering unless
+		// an index is queriable.
 		return cqlerr.Invalidf(requiresAllowFilteringMessage)
 	}
 	if pkFull && !pkSlice {
@@ -415,19 +422,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		p.pk = pk
 	} else {
 		if pkAny || pkSlice {
-			indexed := pkAny && !pkSlice
-			for i, kv := range pk {
-				if kv != nil && !covered[t.PartitionKey[i]] {
-					indexed = false
-				}
-			}
-			if !allowFiltering && !indexed {
-				var missing []string
-				for i, kv := range pk {
-					if kv == nil {
-						missing = append(missing, t.PartitionKey[i].Name)
-					}
-				}
+			if !allowFiltering && !pkIndexed {
 				return cqlerr.Invalidf(requiresAllowFilteringMessage)
 			}
 			filtering = true
