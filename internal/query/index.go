@@ -592,21 +592,31 @@ func (e *Executor) compileCreateIndex(c *compiled, s *schema.Schema, st *cql.Cre
 	if len(st.Targets) == 0 {
 		return cqlerr.Invalidf("Only CUSTOM indexes can be created without specifying a target column")
 	}
-	if len(st.Targets) > 1 {
-		return cqlerr.Invalidf("Only CUSTOM indexes support multiple columns")
+	targets := make([]*schema.Index, len(st.Targets))
+	seen := map[string]bool{}
+	for i, tg := range st.Targets {
+		if len(st.Targets) > 1 {
+			if !custom {
+				return cqlerr.Invalidf("Only CUSTOM indexes support multiple columns")
+			}
+			if seen[tg.Column] {
+				return cqlerr.Invalidf("Duplicate column '%s' in index target list", tg.Column)
+			}
+			seen[tg.Column] = true
+		}
+		targets[i] = &schema.Index{Column: tg.Column}
+		switch tg.Kind {
+		case cql.IndexValues:
+			targets[i].Target = schema.TargetValues
+		case cql.IndexKeys:
+			targets[i].Target = schema.TargetKeys
+		case cql.IndexEntries:
+			targets[i].Target = schema.TargetEntries
+		case cql.IndexFull:
+			targets[i].Target = schema.TargetFull
+		}
 	}
-	target := st.Targets[0]
-	ix.Column = target.Column
-	switch target.Kind {
-	case cql.IndexValues:
-		ix.Target = schema.TargetValues
-	case cql.IndexKeys:
-		ix.Target = schema.TargetKeys
-	case cql.IndexEntries:
-		ix.Target = schema.TargetEntries
-	case cql.IndexFull:
-		ix.Target = schema.TargetFull
-	}
+	ix.Column, ix.Target = targets[0].Column, targets[0].Target
 	vectorIndex := false
 	validate := func(k *schema.Keyspace, t *schema.Table) error {
 		if t.IsCounter {
@@ -615,10 +625,24 @@ func (e *Executor) compileCreateIndex(c *compiled, s *schema.Schema, st *cql.Cre
 		if t.IsView() {
 			return cqlerr.Invalidf("Secondary indexes on materialized views aren't supported")
 		}
-		col := t.Column(ix.Column)
-		if col == nil {
-			return cqlerr.Invalidf("Column '%s' doesn't exist", ix.Column)
+		// CreateIndexStatement.validateIndexTarget, for every target.
+		for _, tg := range targets {
+			if t.Column(tg.Column) == nil {
+				return cqlerr.Invalidf("Column '%s' doesn't exist", tg.Column)
+			}
+			if custom && (len(tg.Column) > 48 || !validName.MatchString(tg.Column)) {
+				return cqlerr.Invalidf("Column '%s' is longer than the permissible name length of 48 characters or contains non-alphanumeric-underscore characters", tg.Column)
+			}
 		}
+		if len(targets) > 1 {
+			// StorageAttachedIndex.validateOptions, the only custom class.
+			names := make([]string, len(targets))
+			for i, tg := range targets {
+				names[i] = tg.TargetString()
+			}
+			return cqlerr.Invalidf("A storage-attached index cannot be created over multiple columns: %s", strings.Join(names, ","))
+		}
+		col := t.Column(ix.Column)
 		typ := col.Type
 		if referencesDuration(typ) {
 			switch {

@@ -438,11 +438,13 @@ func ValidateSAIOptions(opts map[string]string, col *Column, target IndexTarget,
 	if col.IsPrimaryKey() && len(analysis) > 0 {
 		return false, cqlerr.Invalidf("Analysis options are not supported on primary key columns, but found {%s}", strings.Join(analysis, ", "))
 	}
-	if hasNonDefaultAnalysis(opts) {
-		// NonTokenizingOptions.fromMap validates the booleans.
-		// (AbstractAnalyzer.fromOptions also rejects analysis options on
-		// columns that are not text or ascii: "CQL type int cannot be
-		// analyzed."; cqld accepts them there and ignores them.)
+	if len(analysis) > 0 {
+		// AbstractAnalyzer.fromOptions: any analysis option, even at its
+		// default, needs text or ascii terms, and NonTokenizingOptions.fromMap
+		// validates the booleans.
+		if tt := indexTermType(col.Type, target); tt.Kind != types.Text && tt.Kind != types.Ascii {
+			return false, cqlerr.Invalidf("CQL type %s cannot be analyzed.", tt)
+		}
 		for _, k := range []string{saiCaseSensitive, saiNormalize, saiASCII} {
 			v, ok := opts[k]
 			switch {
@@ -500,18 +502,18 @@ func ValidateSAIOptions(opts map[string]string, col *Column, target IndexTarget,
 	return false, nil
 }
 
-// indexTermType is the CQL type of the terms an index on a column of type
-// typ with target indexes (IndexTermType.asCQL3Type).
-func indexTermType(typ *types.Type, target IndexTarget) string {
+// indexTermType is the type of the terms an index on a column of type typ
+// with target indexes (IndexTermType).
+func indexTermType(typ *types.Type, target IndexTarget) *types.Type {
 	if typ.IsMultiCell() && len(typ.Params) > 0 {
 		switch {
 		case typ.Kind == types.Map && target == TargetKeys:
-			return typ.Params[0].String()
+			return typ.Params[0]
 		case typ.Kind == types.Map:
-			return typ.Params[1].String()
+			return typ.Params[1]
 		default:
-			return typ.Params[0].String()
+			return typ.Params[0]
 		}
 	}
-	return typ.String()
+	return typ
 }
