@@ -261,10 +261,7 @@ func (r *reader) indexCandidate(rows []outRow, key []byte, tok int64, slices []m
 	if slices != nil && len(slices) == 0 {
 		return rows, nil, nil
 	}
-	cmd := &mutation.ReadCommand{Key: key, Token: tok, Slices: slices}
-	if r.perPartition != math.MaxInt32 {
-		cmd.PerPartitionLimit = int(r.perPartition - already)
-	}
+	cmd := &mutation.ReadCommand{Key: key, Token: tok, Slices: slices, PerPartitionLimit: r.partitionLimit(already)}
 	parts, err := r.fetch(cmd)
 	if err != nil {
 		return nil, nil, err

@@ -121,6 +121,17 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 	return rows, nil, nil
 }
 
+// partitionLimit is the per-partition limit a read command may leave to
+// the storage engine, already rows of the partition being counted: none
+// when filters drop rows after the read, as PER PARTITION LIMIT counts the
+// rows that pass them (collect stops at the limit).
+func (r *reader) partitionLimit(already int32) int {
+	if r.perPartition == math.MaxInt32 || len(r.p.filters) > 0 {
+		return 0
+	}
+	return int(r.perPartition - already)
+}
+
 func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingState, error) {
 	t := r.p.table
 	keys, err := r.p.partitionKeys(r.vals)
@@ -163,9 +174,7 @@ func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingSta
 		if len(r.p.filters) == 0 && want != math.MaxInt32 {
 			cmd.RowLimit = want - len(rows)
 		}
-		if r.perPartition != math.MaxInt32 {
-			cmd.PerPartitionLimit = int(r.perPartition - already)
-		}
+		cmd.PerPartitionLimit = r.partitionLimit(already)
 		parts, err := r.fetch(cmd)
 		if err != nil {
 			return nil, nil, err
@@ -231,9 +240,7 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 			slices = slicesAfter(t, slices, ps.clustering, p.reversed)
 			if len(slices) > 0 {
 				cmd := &mutation.ReadCommand{Key: ps.partitionKey, Token: tok, Slices: slices}
-				if r.perPartition != math.MaxInt32 {
-					cmd.PerPartitionLimit = int(r.perPartition - ps.inPartition)
-				}
+				cmd.PerPartitionLimit = r.partitionLimit(ps.inPartition)
 				parts, err := r.fetch(cmd)
 				if err != nil {
 					return nil, nil, err
@@ -256,9 +263,7 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 	}
 	for {
 		cmd := &mutation.ReadCommand{StartToken: startTok, EndToken: hi, StartKey: startKey, Slices: r.slices}
-		if r.perPartition != math.MaxInt32 {
-			cmd.PerPartitionLimit = int(r.perPartition)
-		}
+		cmd.PerPartitionLimit = r.partitionLimit(0)
 		// The engine counts a partition returned with only its static row
 		// as a row, which yields no row here when clustering columns are
 		// restricted: such reads go by partition batches instead.
