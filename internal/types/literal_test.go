@@ -42,6 +42,12 @@ func TestFromString(t *testing.T) {
 		{TimestampType, "1969-12-31 23:59:59.999Z", hex.EncodeToString(EncodeTimestampMillis(-1)), ""},
 		{TimestampType, "1900-01-01", hex.EncodeToString(EncodeTimestampMillis(-2208988800000)), ""},
 		{TimestampType, "1705314600000", hex.EncodeToString(EncodeTimestampMillis(1705314600000)), ""},
+		// With a time, fields take any number of digits ("y-M-d H:m[:s]").
+		{TimestampType, "2024-1-15 10:30:0+0000", hex.EncodeToString(EncodeTimestampMillis(1705314600000)), ""},
+		{TimestampType, "2024-001-015T010:030:00.123Z", hex.EncodeToString(EncodeTimestampMillis(1705314600123)), ""},
+		{TimestampType, "2024-01-15 10:30.123", hex.EncodeToString(EncodeTimestampMillis(1705314600123)), ""},
+		{TimestampType, "2024-1-15", "", "Unable to parse a date/time from '2024-1-15'"},
+		{DateType, "2024-1-15", "", "Unable to coerce '2024-1-15' to a formatted date (long)"},
 		{TimestampType, "2024-13-01", "", "Unable to parse a date/time from '2024-13-01'"},
 		{TimestampType, "2024-02-30", "", "Unable to parse a date/time"},
 		{TimestampType, "yesterday", "", "Unable to parse a date/time"},

@@ -15,8 +15,10 @@ import (
 //
 //	-?digits                      milliseconds since the epoch
 //	yyyy-mm-dd                    midnight
-//	yyyy-mm-dd[ T]hh:mm[:ss[.f]]  f is 1-9 digits, truncated to ms
+//	y-m-d[ T]h:m[:s][.f]          f is 1-9 digits, truncated to ms
 //
+// With a time, every field takes any number of digits, as the patterns
+// "y-M-d H:m[:s]" do (2017-1-3 4:5:6); a date alone is yyyy-MM-dd.
 // each optionally followed (with or without a space) by a zone: Z, ±hh,
 // ±hhmm, ±hh:mm, UTC, GMT or an IANA zone name. Without a zone the time is
 // UTC (cqld's fixed default; Cassandra uses the server's zone).
@@ -32,7 +34,7 @@ func ParseTimestamp(s string) (int64, error) {
 		return n, nil
 	}
 	p := &dtParser{s: s}
-	y, mo, d, ok := p.date()
+	y, mo, d, padded, ok := p.date()
 	if !ok {
 		return bad()
 	}
@@ -41,22 +43,24 @@ func ParseTimestamp(s string) (int64, error) {
 		if p.s[p.i-1] != 'T' {
 			p.i++
 		}
-		if hh, ok = p.num(2); !ok || !p.eat(':') {
+		if hh, ok = p.digits(); !ok || !p.eat(':') {
 			return bad()
 		}
-		if mm, ok = p.num(2); !ok {
+		if mm, ok = p.digits(); !ok {
 			return bad()
 		}
 		if p.eat(':') {
-			if ss, ok = p.num(2); !ok {
+			if ss, ok = p.digits(); !ok {
 				return bad()
 			}
-			if p.eat('.') {
-				if nanos, ok = p.fraction(); !ok {
-					return bad()
-				}
+		}
+		if p.eat('.') {
+			if nanos, ok = p.fraction(); !ok {
+				return bad()
 			}
 		}
+	} else if !padded {
+		return bad() // a date alone is yyyy-MM-dd
 	}
 	if hh > 23 || mm > 59 || ss > 59 {
 		return bad()
@@ -125,8 +129,20 @@ func (p *dtParser) fraction() (int, bool) {
 	return v, true
 }
 
-// date reads yyyy-mm-dd (the year has 4 digits, optionally with a sign and more digits).
-func (p *dtParser) date() (y, m, d int, ok bool) {
+// digits reads one or more digits (at most 9).
+func (p *dtParser) digits() (int, bool) {
+	start := p.i
+	v := 0
+	for p.i < len(p.s) && isDigit(p.s[p.i]) && p.i-start < 9 {
+		v = v*10 + int(p.s[p.i]-'0')
+		p.i++
+	}
+	return v, p.i > start
+}
+
+// date reads y-m-d, the year optionally signed; padded reports whether it
+// is yyyy-MM-dd (a year of 4 to 9 digits, two-digit month and day).
+func (p *dtParser) date() (y, m, d int, padded, ok bool) {
 	neg := p.eat('-')
 	if !neg {
 		p.eat('+')
@@ -135,26 +151,30 @@ func (p *dtParser) date() (y, m, d int, ok bool) {
 	for p.i < len(p.s) && isDigit(p.s[p.i]) {
 		p.i++
 	}
-	if p.i-start < 4 || p.i-start > 9 {
-		return 0, 0, 0, false
+	yearDigits := p.i - start
+	if yearDigits < 1 || yearDigits > 9 {
+		return 0, 0, 0, false, false
 	}
 	y, _ = strconv.Atoi(p.s[start:p.i])
 	if neg {
 		y = -y
 	}
 	if !p.eat('-') {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
-	if m, ok = p.num(2); !ok || !p.eat('-') {
-		return 0, 0, 0, false
+	mStart := p.i
+	if m, ok = p.digits(); !ok || !p.eat('-') {
+		return 0, 0, 0, false, false
 	}
-	if d, ok = p.num(2); !ok {
-		return 0, 0, 0, false
+	dStart := p.i
+	if d, ok = p.digits(); !ok {
+		return 0, 0, 0, false, false
 	}
 	if m < 1 || m > 12 || d < 1 || d > 31 {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
-	return y, m, d, true
+	padded = yearDigits >= 4 && dStart-mStart == 3 && p.i-dStart == 2
+	return y, m, d, padded, true
 }
 
 func (p *dtParser) zone() (*time.Location, bool) {
@@ -225,8 +245,8 @@ func parseDate(s string) ([]byte, error) {
 		return EncodeInt(int32(uint32(n))), nil
 	}
 	p := &dtParser{s: s}
-	y, m, d, ok := p.date()
-	if !ok || p.i != len(s) || time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Day() != d {
+	y, m, d, padded, ok := p.date()
+	if !ok || !padded || p.i != len(s) || time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Day() != d {
 		return nil, cqlerr.Invalidf("Unable to coerce '%s' to a formatted date (long)", s)
 	}
 	days := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
