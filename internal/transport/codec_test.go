@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/datastax/go-cassandra-native-protocol/datatype"
@@ -134,5 +135,28 @@ func TestDecodersRejectHostileLengths(t *testing.T) {
 		if err := decodeQuery(b, 4, &q); err == nil {
 			t.Errorf("%x: no error", b)
 		}
+	}
+}
+
+// TestDecodersRefuseInvalidUTF8 checks that a [long string] or [string]
+// that is not UTF-8 fails the message with CBUtil.readString's protocol
+// error, not a later Invalid (dtest invalid_string_literals_test).
+func TestDecodersRefuseInvalidUTF8(t *testing.T) {
+	// QUERY "\xc2\x01", consistency ONE, no flags.
+	var q queryRequest
+	err := decodeQuery([]byte{0, 0, 0, 2, 0xc2, 0x01, 0, 1, 0}, 4, &q)
+	e := decodeError("QUERY", err)
+	if e.Code != cqlerr.ProtocolError || e.Message != "Cannot decode string as UTF8: 'c201'" {
+		t.Fatalf("got %v %q", e.Code, e.Message)
+	}
+	// PREPARE "SELECT 1" with a keyspace that is not UTF-8 (v5 flags).
+	var p prepareRequest
+	body := []byte{0, 0, 0, 8, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', 0, 0, 0, 1, 0, 1, 0xff}
+	if err := decodePrepare(body, 5, &p); decodeError("PREPARE", err).Message != "Cannot decode string as UTF8: 'ff'" {
+		t.Fatalf("PREPARE: %v", err)
+	}
+	// Truncation is still reported as a malformed message.
+	if e := decodeError("QUERY", decodeQuery([]byte{0, 0, 0, 9, 'x'}, 4, &q)); e.Message != "Invalid QUERY message: truncated message body" {
+		t.Fatalf("truncated: %q", e.Message)
 	}
 }

@@ -320,6 +320,17 @@ func (c *conn) readSegmented() (*request, error) {
 
 // segmentErr keeps I/O errors (connection closed) and turns corruption into
 // a fatal protocol error.
+// decodeError is the error answering a request that did not decode: a
+// CQL error found while decoding as it is, anything else a protocol error
+// naming the message.
+func decodeError(kind string, err error) *cqlerr.Error {
+	var e *cqlerr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return cqlerr.Protocolf("Invalid %s message: %v", kind, err)
+}
+
 func segmentErr(err error) error {
 	var ne net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
@@ -482,7 +493,7 @@ func (c *conn) handleRequest(req *request) {
 	case opQuery:
 		var q queryRequest
 		if err := decodeQuery(req.body, c.version, &q); err != nil {
-			c.sendError(stream, cqlerr.Protocolf("Invalid QUERY message: %v", err))
+			c.sendError(stream, decodeError("QUERY", err))
 			return
 		}
 		res, err := h.Query(c.ctx, &sess, q.cql, &q.opts)
@@ -490,7 +501,7 @@ func (c *conn) handleRequest(req *request) {
 	case opExecute:
 		var e executeRequest
 		if err := decodeExecute(req.body, c.version, &e); err != nil {
-			c.sendError(stream, cqlerr.Protocolf("Invalid EXECUTE message: %v", err))
+			c.sendError(stream, decodeError("EXECUTE", err))
 			return
 		}
 		res, err := h.Execute(c.ctx, &sess, e.id, e.resultMetadataID, &e.opts)
@@ -498,7 +509,7 @@ func (c *conn) handleRequest(req *request) {
 	case opBatch:
 		var b query.BatchRequest
 		if err := decodeBatch(req.body, c.version, &b); err != nil {
-			c.sendError(stream, cqlerr.Protocolf("Invalid BATCH message: %v", err))
+			c.sendError(stream, decodeError("BATCH", err))
 			return
 		}
 		res, err := h.Batch(c.ctx, &sess, &b)
@@ -506,7 +517,7 @@ func (c *conn) handleRequest(req *request) {
 	case opPrepare:
 		var p prepareRequest
 		if err := decodePrepare(req.body, c.version, &p); err != nil {
-			c.sendError(stream, cqlerr.Protocolf("Invalid PREPARE message: %v", err))
+			c.sendError(stream, decodeError("PREPARE", err))
 			return
 		}
 		prep, err := h.Prepare(c.ctx, &sess, p.cql, p.keyspace)

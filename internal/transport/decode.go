@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
+	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
 )
 
@@ -91,7 +93,7 @@ func (r *reader) raw(n int) []byte {
 }
 
 // string reads a [string]: a [short] length and UTF-8 bytes.
-func (r *reader) string() string { return string(r.raw(int(r.short()))) }
+func (r *reader) string() string { return r.utf8(r.raw(int(r.short()))) }
 
 // longString reads a [long string].
 func (r *reader) longString() string {
@@ -100,7 +102,18 @@ func (r *reader) longString() string {
 		r.fail(fmt.Errorf("invalid [long string] length %d", n))
 		return ""
 	}
-	return string(r.raw(int(n)))
+	return r.utf8(r.raw(int(n)))
+}
+
+// utf8 converts the bytes of a [string] or [long string], which must be
+// UTF-8: Cassandra's CBUtil.readString fails the message with a protocol
+// error naming the bytes.
+func (r *reader) utf8(b []byte) string {
+	if !utf8.Valid(b) {
+		r.fail(cqlerr.Protocolf("Cannot decode string as UTF8: '%x'", b))
+		return ""
+	}
+	return string(b)
 }
 
 // shortBytes reads [short bytes].
