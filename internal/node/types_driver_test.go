@@ -622,3 +622,48 @@ func TestDriverPagingWrittenForms(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverKeyLengthLimits ports InsertInvalidateSizedRecordsTest: a
+// partition key component, the serialized composite partition key
+// (Validation.validateKey, 3 bytes more per component) and a row's
+// clustering values together must each fit in 65,535 bytes.
+func TestDriverKeyLengthLimits(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE TABLE ks.pk1 (a blob PRIMARY KEY)",
+		"CREATE TABLE ks.pk2 (a blob, b blob, PRIMARY KEY ((a, b)))",
+		"CREATE TABLE ks.ck1 (a blob, b blob, PRIMARY KEY (a, b))",
+		"CREATE TABLE ks.ck2 (a blob, b blob, c blob, PRIMARY KEY (a, b, c))",
+	)
+	large := make([]byte, 65536)
+	medium := make([]byte, 65535/2+10)
+	for _, c := range []struct {
+		q    string
+		args []any
+		want string // "" for success
+	}{
+		{"INSERT INTO ks.pk1 (a) VALUES (?)", []any{large}, "Key length of 65536 is longer than maximum of 65535"},
+		{"INSERT INTO ks.pk1 (a) VALUES (?)", []any{[]byte{}}, "Key may not be empty"},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, medium}, "Key length of 65560 is longer than maximum of 65535"},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, large}, "Key length of 65536 is longer than maximum of 65535"},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium[:32764], medium[:32764]}, ""},
+		{"INSERT INTO ks.ck1 (a, b) VALUES (?, ?)", []any{medium, large}, "Key length of 65536 is longer than maximum of 65535"},
+		{"INSERT INTO ks.ck1 (a, b) VALUES (?, ?)", []any{medium, []byte{}}, ""},
+		{"INSERT INTO ks.ck2 (a, b, c) VALUES (?, ?, ?)", []any{medium, medium, medium}, "Key length of 65554 is longer than maximum of 65535"},
+		{"INSERT INTO ks.ck2 (a, b, c) VALUES (?, ?, ?)", []any{medium, medium, large}, "Key length of 98313 is longer than maximum of 65535"},
+	} {
+		err := s.Query(c.q, c.args...).Exec()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s (%d bytes): %v", c.q, argBytes(c.args), err)
+		case c.want != "" && (err == nil || err.Error() != c.want):
+			t.Errorf("%s (%d bytes): %v, want %q", c.q, argBytes(c.args), err, c.want)
+		}
+	}
+}
+
+func argBytes(args []any) (n int) {
+	for _, a := range args {
+		n += len(a.([]byte))
+	}
+	return n
+}

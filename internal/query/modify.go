@@ -673,7 +673,13 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 				return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
 			}
 		}
-		keys = append(keys, mutation.CompositeKey(combo))
+		key := mutation.CompositeKey(combo)
+		if len(key) > 0xFFFF {
+			// Validation.validateKey: the serialized key, each component
+			// of a composite one costing 3 bytes more.
+			return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(key), 0xFFFF)
+		}
+		keys = append(keys, key)
 	}
 	return keys, nil
 }
@@ -1319,10 +1325,14 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 				if len(ck) == 0 && len(t.Clustering) > 0 {
 					continue // static-only write
 				}
+				// The clustering's values together (5.0 counts their sum,
+				// InsertInvalidateSizedRecordsTest).
+				size := 0
 				for _, v := range ck {
-					if len(v) > 0xFFFF {
-						return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
-					}
+					size += len(v)
+				}
+				if size > 0xFFFF {
+					return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
 				}
 				rowCells := cells
 				if reads && len(t.Clustering) > 0 {
