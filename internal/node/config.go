@@ -70,6 +70,13 @@ type Config struct {
 	// MaterializedViewsEnabled is materialized_views_enabled: CREATE
 	// MATERIALIZED VIEW is refused unless set (Cassandra 5.0's default).
 	MaterializedViewsEnabled bool
+	// DefaultSecondaryIndex is default_secondary_index: the
+	// implementation of CREATE INDEX without USING (legacy_local_table,
+	// or sai). DefaultSecondaryIndexEnabled is
+	// default_secondary_index_enabled: when false, CREATE INDEX needs
+	// USING.
+	DefaultSecondaryIndex        string
+	DefaultSecondaryIndexEnabled bool
 	// UserDefinedFunctionsEnabled is user_defined_functions_enabled
 	// (false by default; cqld cannot run Java UDFs either way).
 	UserDefinedFunctionsEnabled bool
@@ -100,21 +107,23 @@ type Config struct {
 // DefaultConfig returns the defaults of `cqld start`.
 func DefaultConfig() Config {
 	return Config{
-		ClusterName:               "Test Cluster",
-		DataDir:                   "./cqld-data",
-		ListenAddress:             "127.0.0.1",
-		NativePort:                9042,
-		AdminPort:                 7199,
-		NumTokens:                 16,
-		DefaultKeyspaceRF:         1,
-		CommitlogSync:             "group",
-		CommitlogSyncGroupWindow:  500 * time.Microsecond,
-		CommitlogSyncPeriod:       10 * time.Second,
-		TombstoneWarnThreshold:    1000,
-		TombstoneFailureThreshold: 100000,
-		PurgeInterval:             time.Minute,
-		BatchSizeWarnThreshold:    5 * 1024,
-		BatchSizeFailThreshold:    50 * 1024,
+		ClusterName:                  "Test Cluster",
+		DataDir:                      "./cqld-data",
+		ListenAddress:                "127.0.0.1",
+		NativePort:                   9042,
+		AdminPort:                    7199,
+		NumTokens:                    16,
+		DefaultKeyspaceRF:            1,
+		DefaultSecondaryIndex:        "legacy_local_table",
+		DefaultSecondaryIndexEnabled: true,
+		CommitlogSync:                "group",
+		CommitlogSyncGroupWindow:     500 * time.Microsecond,
+		CommitlogSyncPeriod:          10 * time.Second,
+		TombstoneWarnThreshold:       1000,
+		TombstoneFailureThreshold:    100000,
+		PurgeInterval:                time.Minute,
+		BatchSizeWarnThreshold:       5 * 1024,
+		BatchSizeFailThreshold:       50 * 1024,
 		UnloggedBatchAcrossPartitionsWarnThreshold: 10,
 		Guardrails: query.Guardrails{ZeroTTLOnTWCSWarned: true},
 	}
@@ -214,6 +223,10 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			}
 		case "materialized_views_enabled", "enable_materialized_views":
 			cfg.MaterializedViewsEnabled, err = toBool(v)
+		case "default_secondary_index":
+			cfg.DefaultSecondaryIndex = fmt.Sprint(v)
+		case "default_secondary_index_enabled":
+			cfg.DefaultSecondaryIndexEnabled, err = toBool(v)
 		case "user_defined_functions_enabled", "enable_user_defined_functions":
 			cfg.UserDefinedFunctionsEnabled, err = toBool(v)
 		case "default_keyspace_rf":

@@ -39,6 +39,7 @@ concurrent_reads: 32
 	want.BatchSizeWarnThreshold, want.BatchSizeFailThreshold = d.BatchSizeWarnThreshold, d.BatchSizeFailThreshold
 	want.UnloggedBatchAcrossPartitionsWarnThreshold = d.UnloggedBatchAcrossPartitionsWarnThreshold
 	want.Guardrails, want.DefaultKeyspaceRF = d.Guardrails, d.DefaultKeyspaceRF
+	want.DefaultSecondaryIndex, want.DefaultSecondaryIndexEnabled = d.DefaultSecondaryIndex, d.DefaultSecondaryIndexEnabled
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}

@@ -161,6 +161,8 @@ func (n *Node) start() error {
 		TableStats:                                 &tableStats{engine: n.engine},
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
+		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,
+		RequireIndexImplementation:                 !cfg.DefaultSecondaryIndexEnabled,
 		DefaultKeyspaceRF:                          cfg.DefaultKeyspaceRF,
 		DynamicDataMaskingEnabled:                  cfg.DynamicDataMaskingEnabled,
 		BatchSizeWarnThreshold:                     cfg.BatchSizeWarnThreshold,

@@ -43,6 +43,13 @@ type Config struct {
 	// MaterializedViewsEnabled is cassandra.yaml's
 	// materialized_views_enabled (false by default, as in Cassandra 5.0).
 	MaterializedViewsEnabled bool
+	// DefaultSecondaryIndex is default_secondary_index, the
+	// implementation of CREATE INDEX without USING ("" or
+	// legacy_local_table: the legacy index). RequireIndexImplementation
+	// is default_secondary_index_enabled set to false: CREATE INDEX then
+	// needs USING.
+	DefaultSecondaryIndex      string
+	RequireIndexImplementation bool
 	// UserDefinedFunctionsEnabled is user_defined_functions_enabled.
 	UserDefinedFunctionsEnabled bool
 	// DefaultKeyspaceRF is default_keyspace_rf: the replication factor of

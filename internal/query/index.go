@@ -545,6 +545,13 @@ func (e *Executor) compileCreateIndex(c *compiled, s *schema.Schema, st *cql.Cre
 		return cqlerr.Invalidf("Keyspace name '%s' doesn't match index name '%s'", ksName, st.Table.Name)
 	}
 	using := st.Using
+	if using == "" && !st.Custom {
+		// CreateIndexStatement.Raw.prepare: the configured default.
+		if e.cfg.RequireIndexImplementation {
+			return cqlerr.Invalidf("Must specify index implementation via USING")
+		}
+		using = e.cfg.DefaultSecondaryIndex
+	}
 	custom := st.Custom || using != ""
 	if strings.EqualFold(using, legacyIndexName) {
 		// The built-in index named explicitly: created as without USING
