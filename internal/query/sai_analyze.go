@@ -100,10 +100,19 @@ func foldToASCII(s string) string {
 }
 
 // setFilterAnalyzers makes the = restrictions of filters on columns
-// with an analysed storage-attached index compare analysed values.
+// with an analysed storage-attached index compare analysed values, and
+// the restrictions of an inet column with a storage-attached index
+// compare its terms.
 func setFilterAnalyzers(t *schema.Table, filters []rowFilter) {
 	for i := range filters {
 		f := &filters[i]
+		if f.col != nil && f.mapKey == nil && f.col.Type.Kind == types.Inet && saiIndexed(t, f.col) {
+			switch f.op {
+			case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+				f.analyze = inetTerm
+			}
+			continue
+		}
 		// Only = is answered by the index; other relations (IN with
 		// ALLOW FILTERING) compare stored values, as Cassandra's row
 		// filter does.
@@ -126,4 +135,25 @@ func (f *rowFilter) compareValues(typ *types.Type, v, want []byte) int {
 		return bytes.Compare(f.analyze(v), f.analyze(want))
 	}
 	return types.Compare(typ, v, want)
+}
+
+// saiIndexed reports whether a storage-attached index indexes col's values.
+func saiIndexed(t *schema.Table, col *schema.Column) bool {
+	for _, ix := range t.IndexesOn(col.Name) {
+		if ix.SAI() {
+			return true
+		}
+	}
+	return false
+}
+
+// inetTerm is the term a storage-attached index keeps for an inet value:
+// an IPv4 address as its IPv4-mapped IPv6 form, so that the index orders
+// both families together (InetAddressType's index encoding); the column's
+// comparator compares raw bytes, so 127.0.0.1 sorts after 2002::1.
+func inetTerm(v []byte) []byte {
+	if len(v) != 4 {
+		return v
+	}
+	return append([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, v...)
 }
