@@ -331,12 +331,22 @@ func (sc *selCompiler) termType(term cql.Term, want *types.Type) (*types.Type, e
 	return nil, cqlerr.Invalidf("Cannot infer type for term %s in selection clause (try using a cast to force a type)", termText(term))
 }
 
-func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
-	arg, err := sc.compile(x.Expr)
+// compileTyped compiles a selector and resolves the type written with it
+// (a cast's or a type hint's).
+func (sc *selCompiler) compileTyped(e cql.SelectorExpr, te cql.TypeExpr) (*selExpr, *types.Type, error) {
+	arg, err := sc.compile(e)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	to, err := resolveTypeIn(sc.c.schema, x.Type, sc.t.Keyspace)
+	to, err := resolveTypeIn(sc.c.schema, te, sc.t.Keyspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	return arg, to, nil
+}
+
+func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
+	arg, to, err := sc.compileTyped(x.Expr, x.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -356,11 +366,7 @@ func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
 // (isValueCompatibleWith, so (blob) of anything). The hinted type is
 // frozen, so a non-frozen collection or UDT column takes no hint.
 func (sc *selCompiler) compileHint(x *cql.HintSel) (*selExpr, error) {
-	arg, err := sc.compile(x.Expr)
-	if err != nil {
-		return nil, err
-	}
-	to, err := resolveTypeIn(sc.c.schema, x.Type, sc.t.Keyspace)
+	arg, to, err := sc.compileTyped(x.Expr, x.Type)
 	if err != nil {
 		return nil, err
 	}

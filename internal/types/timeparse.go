@@ -112,18 +112,14 @@ func (p *dtParser) num(n int) (int, bool) {
 	return v, true
 }
 
+// fraction reads 1-9 digits after a decimal point as nanoseconds.
 func (p *dtParser) fraction() (int, bool) {
 	start := p.i
-	v := 0
-	for p.i < len(p.s) && isDigit(p.s[p.i]) && p.i-start < 9 {
-		v = v*10 + int(p.s[p.i]-'0')
-		p.i++
-	}
-	n := p.i - start
-	if n == 0 {
+	v, ok := p.digits()
+	if !ok {
 		return 0, false
 	}
-	for ; n < 9; n++ {
+	for n := p.i - start; n < 9; n++ {
 		v *= 10
 	}
 	return v, true
