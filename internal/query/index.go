@@ -167,6 +167,13 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 	if err != nil {
 		return nil, nil, err
 	}
+	// Entries outside the token restriction are not candidates.
+	inRange := func(int64) bool { return true }
+	if p.tokenLower != nil || p.tokenUpper != nil {
+		if inRange, err = p.tokenRange(r.vals); err != nil {
+			return nil, nil, err
+		}
+	}
 	var rows []outRow
 	// curKey/inCur count the rows returned for the current base partition
 	// (PER PARTITION LIMIT and paging inside a partition).
@@ -218,6 +225,9 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 				bkey := entry.Clustering[1]
 				ck := entry.Clustering[2:]
 				start = mutation.Bound{Values: entry.Clustering}
+				if !inRange(tok) {
+					continue
+				}
 				if string(bkey) != string(curKey) {
 					curKey, inCur = bkey, 0
 				}

@@ -123,10 +123,12 @@ func (r *reader) collect(rows []outRow, part *mutation.Partition, already int32,
 
 // partitionLimit is the per-partition limit a read command may leave to
 // the storage engine, already rows of the partition being counted: none
-// when filters drop rows after the read, as PER PARTITION LIMIT counts the
-// rows that pass them (collect stops at the limit).
+// when filters drop some rows of a partition after the read, as PER
+// PARTITION LIMIT counts the rows that pass them (collect stops at the
+// limit). Filters on the partition key or static columns keep or drop a
+// partition's rows together.
 func (r *reader) partitionLimit(already int32) int {
-	if r.perPartition == math.MaxInt32 || len(r.p.filters) > 0 {
+	if r.perPartition == math.MaxInt32 || r.p.rowFiltered {
 		return 0
 	}
 	return int(r.perPartition - already)

@@ -38,8 +38,11 @@ type selectPlan struct {
 	// ckTuple is a multi-column slice after the ck prefix (multi-column
 	// equalities and INs are in ck).
 	ckTuple *tupleRestriction
-	// filters are evaluated on rows (ALLOW FILTERING).
-	filters []rowFilter
+	// filters are evaluated on rows (ALLOW FILTERING). rowFiltered is
+	// set when some are on clustering or regular columns, so may drop
+	// some rows of a partition and keep others.
+	filters     []rowFilter
+	rowFiltered bool
 	// index, when set, is the secondary index that finds candidate rows
 	// (a query without a full partition key).
 	index *indexPlan
@@ -410,11 +413,6 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 			pkIndexed = false
 		}
 	}
-	if pkSlice && !allowFiltering && p.tokenLower == nil && p.tokenUpper == nil && !pkIndexed {
-		// processPartitionKeyRestrictions: a slice needs filtering unless
-		// an index is queriable.
-		return cqlerr.Invalidf(requiresAllowFilteringMessage)
-	}
 	if pkFull && !pkSlice {
 		if p.tokenLower != nil || p.tokenUpper != nil {
 			p.tokenFilter = c.part
@@ -422,6 +420,8 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		p.pk = pk
 	} else {
 		if pkAny || pkSlice {
+			// processPartitionKeyRestrictions: a partial key or a slice
+			// needs filtering unless indexes answer it.
 			if !allowFiltering && !pkIndexed {
 				return cqlerr.Invalidf(requiresAllowFilteringMessage)
 			}
@@ -540,10 +540,16 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		// supports every index restriction, multiple CONTAINS (values,
 		// keys and map entries, RestrictionSet.hasMultipleContains)
 		// only with SAI. The clustering restrictions of a query without
-		// its partition key are filtered too (StatementRestrictions adds
-		// them to the row filter when it uses an index), so an index
-		// group must answer them: WHERE v1 = ? AND c1 = ?, v1 indexed,
-		// needs ALLOW FILTERING.
+		// its partition key are filtered too when StatementRestrictions
+		// already uses an index as it meets them (no key restriction, a
+		// partial key or a key slice; with only a token range, when a
+		// clustering restriction is indexed), so an index group must
+		// answer them: WHERE v1 = ? AND c1 = ?, v1 indexed, needs ALLOW
+		// FILTERING, and WHERE token(k) > ? AND c1 = ? AND v1 = ? not.
+		ckFiltered := p.pk == nil && (p.tokenLower == nil && p.tokenUpper == nil || pkAny || pkSlice ||
+			slices.ContainsFunc(p.filters, func(f rowFilter) bool {
+				return f.col != nil && f.col.Kind == schema.Clustering && covered[f.col]
+			}))
 		nonKey := map[*schema.Column]bool{}
 		allSAI := true
 		contains := 0
@@ -552,7 +558,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 				continue
 			}
 			if f.col.Kind == schema.Regular || f.col.Kind == schema.Static || f.col.Kind == schema.PartitionKey && p.pk == nil ||
-				f.col.Kind == schema.Clustering && p.pk == nil {
+				f.col.Kind == schema.Clustering && ckFiltered {
 				if !covered[f.col] {
 					return cqlerr.Invalidf(requiresAllowFilteringMessage)
 				}
@@ -592,10 +598,10 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 		keep = append(keep, f)
 	}
 	p.filters = keep
-	regular := slices.ContainsFunc(p.filters, func(f rowFilter) bool {
-		return f.col != nil && f.col.Kind != schema.PartitionKey && f.col.Kind != schema.Static
+	p.rowFiltered = slices.ContainsFunc(p.filters, func(f rowFilter) bool {
+		return f.col.Kind != schema.PartitionKey && f.col.Kind != schema.Static
 	})
-	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil || regular) {
+	if p.distinct && (len(p.ck) > 0 || p.ckSlice != nil || p.ckTuple != nil || p.rowFiltered) {
 		return cqlerr.Invalidf("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
 	}
 	return nil
