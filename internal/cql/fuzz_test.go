@@ -69,6 +69,11 @@ func checkErr(t *testing.T, src string, err error) {
 		if e.Message == "" {
 			t.Fatalf("%q: error without a message", src)
 		}
+		for _, grammar := range []string{"mismatched input", "no viable alternative", "missing ", "extraneous input"} {
+			if strings.HasPrefix(e.Message, grammar) {
+				t.Fatalf("%q: grammar error without position: %s", src, e.Message)
+			}
+		}
 	default:
 		t.Fatalf("%q: unexpected error code %v: %s", src, e.Code, e.Message)
 	}

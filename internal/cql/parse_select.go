@@ -299,11 +299,17 @@ func (p *parser) selectionGroupWithoutField() SelectorExpr {
 }
 
 // selectionTypeHint parses '(' comparatorType ')' selectionGroupWithoutField.
-// This alternative fails unless a selector follows the parenthesis: "(b) AS
-// x" is the column b aliased, and "(b) + 1" an operation.
+// This alternative fails unless a selector follows the parenthesis, "(b) +
+// 1" being an operation. ANTLR's syntactic predicate also looks at the
+// token after a column name, which must be one that can follow a selector:
+// "(b) AS x" is the column b aliased, not a hint on a column named "as".
 func (p *parser) selectionTypeHint() SelectorExpr {
 	typ := p.typeHintPrefix()
-	switch e := p.selectionGroupWithoutField().(type) {
+	inner := p.selectionGroupWithoutField()
+	if _, isCol := inner.(*ColumnSel); isCol && p.tok().identLike() && p.tok().kw != kwAs {
+		p.noViable()
+	}
+	switch e := inner.(type) {
 	case *TermSel:
 		return &TermSel{Term: &TypeHint{Type: typ, Term: e.Term}}
 	default:

@@ -10,7 +10,6 @@ import (
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
-	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 )
@@ -364,7 +363,9 @@ func (sc *selCompiler) compileCast(x *cql.CastSel) (*selExpr, error) {
 // compileHint compiles (type) selector, Selectable.WithTypeHint: the
 // selector's values read as the hinted type, which must take them
 // (isValueCompatibleWith, so (blob) of anything). The hinted type is
-// frozen, so a non-frozen collection or UDT column takes no hint.
+// frozen, so a non-frozen collection or UDT column takes no hint but
+// blob. The name keeps the parentheses an operation, field or element
+// selection needs inside a hint (BetweenParenthesesOrWithTuple).
 func (sc *selCompiler) compileHint(x *cql.HintSel) (*selExpr, error) {
 	arg, to, err := sc.compileTyped(x.Expr, x.Type)
 	if err != nil {
@@ -375,8 +376,13 @@ func (sc *selCompiler) compileHint(x *cql.HintSel) (*selExpr, error) {
 		frozen.Frozen = true
 		to = &frozen
 	}
-	name := "(" + typeExprString(x.Type) + ")" + arg.name
-	if arg.typ.IsMultiCell() || !valueCompatible(to, arg.typ) {
+	inner := arg.name
+	switch x.Expr.(type) {
+	case *cql.ArithSel, *cql.NegSel, *cql.FieldSel, *cql.ElementSel:
+		inner = "(" + inner + ")"
+	}
+	name := "(" + typeExprString(x.Type) + ")" + inner
+	if arg.typ.IsMultiCell() && to.Kind != types.Blob || !valueCompatible(to, arg.typ) {
 		return nil, cqlerr.Invalidf("Cannot assign value %s to %s of type %s", name, name, to)
 	}
 	return &selExpr{node: arg.node, name: name, typ: to, agg: arg.agg, terms: arg.terms}, nil
@@ -722,10 +728,11 @@ func (sc *selCompiler) compileToken(x *cql.FunctionSel) (*selExpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !typeAccepts(pt, e.typ) {
+		if !valueCompatible(pt, e.typ) {
 			return nil, cqlerr.Invalidf("Type error: %s cannot be passed as argument %d of function system.token of type %s", e.name, i, pt)
 		}
-		ownKey = ownKey && e.col == t.PartitionKey[i]
+		// A masked key column gives its masked value, as any selector.
+		ownKey = ownKey && e.col == t.PartitionKey[i] && e.col.Mask == nil
 		names[i], nodes[i], agg = e.name, e.node, agg || e.agg
 	}
 	name := "system.token(" + strings.Join(names, ", ") + ")"
@@ -738,7 +745,7 @@ func (sc *selCompiler) compileToken(x *cql.FunctionSel) (*selExpr, error) {
 		return nil, cqlerr.Invalidf("Unknown function %s called", x.Name.String())
 	}
 	return &selExpr{node: &scalarNode{args: nodes, fn: func(_ *evalCtx, a [][]byte) ([]byte, error) {
-		return types.EncodeBigint(part.Token(mutation.CompositeKey(a))), nil
+		return tokenValue(part, a), nil
 	}}, name: name, typ: types.BigintType, agg: agg}, nil
 }
 

@@ -717,8 +717,14 @@ func (c *compiled) compileTokenTerm(f *cql.FunctionCall, recv ColumnSpec, now fu
 			}
 			comps[i] = b
 		}
-		return types.EncodeBigint(part.Token(mutation.CompositeKey(comps))), false, nil
+		return tokenValue(part, comps), false, nil
 	}, nil
+}
+
+// tokenValue is TokenFct's result: the token of the partition key made of
+// comps, as a bigint.
+func tokenValue(part Partitioner, comps [][]byte) []byte {
+	return types.EncodeBigint(part.Token(mutation.CompositeKey(comps)))
 }
 
 // evalInt32 evaluates an int term (LIMIT, TTL).
