@@ -623,10 +623,10 @@ func TestDriverPagingWrittenForms(t *testing.T) {
 	}
 }
 
-// TestDriverKeyLengthLimits ports InsertInvalidateSizedRecordsTest: a
-// partition key component, the serialized composite partition key
-// (Validation.validateKey, 3 bytes more per component) and a row's
-// clustering values together must each fit in 65,535 bytes.
+// TestDriverKeyLengthLimits ports InsertInvalidateSizedRecordsTest (5.0,
+// CASSANDRA-18504): a row's partition key values together, and its
+// clustering values together, must each fit in 65,535 bytes, and the
+// message names their sum; a composite key may have empty components.
 func TestDriverKeyLengthLimits(t *testing.T) {
 	_, s := driverNode(t,
 		"CREATE TABLE ks.pk1 (a blob PRIMARY KEY)",
@@ -643,13 +643,16 @@ func TestDriverKeyLengthLimits(t *testing.T) {
 	}{
 		{"INSERT INTO ks.pk1 (a) VALUES (?)", []any{large}, "Key length of 65536 is longer than maximum of 65535"},
 		{"INSERT INTO ks.pk1 (a) VALUES (?)", []any{[]byte{}}, "Key may not be empty"},
-		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, medium}, "Key length of 65560 is longer than maximum of 65535"},
-		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, large}, "Key length of 65536 is longer than maximum of 65535"},
-		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium[:32764], medium[:32764]}, ""},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, medium}, "Key length of 65554 is longer than maximum of 65535"},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, large}, "Key length of 98313 is longer than maximum of 65535"},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium[:32767], medium[:32768]}, ""},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{[]byte{}, []byte{}}, ""},
+		{"INSERT INTO ks.pk2 (a, b) VALUES (?, ?)", []any{medium, []byte{}}, ""},
 		{"INSERT INTO ks.ck1 (a, b) VALUES (?, ?)", []any{medium, large}, "Key length of 65536 is longer than maximum of 65535"},
 		{"INSERT INTO ks.ck1 (a, b) VALUES (?, ?)", []any{medium, []byte{}}, ""},
 		{"INSERT INTO ks.ck2 (a, b, c) VALUES (?, ?, ?)", []any{medium, medium, medium}, "Key length of 65554 is longer than maximum of 65535"},
 		{"INSERT INTO ks.ck2 (a, b, c) VALUES (?, ?, ?)", []any{medium, medium, large}, "Key length of 98313 is longer than maximum of 65535"},
+		{"DELETE FROM ks.ck2 WHERE a = ? AND b = ? AND c = ?", []any{medium, medium, medium}, "Key length of 65554 is longer than maximum of 65535"},
 	} {
 		err := s.Query(c.q, c.args...).Exec()
 		switch {

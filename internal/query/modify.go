@@ -665,21 +665,20 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	}
 	keys := make([][]byte, 0, len(combos))
 	for _, combo := range combos {
+		// The key's values together (5.0 counts their sum;
+		// InsertInvalidateSizedRecordsTest). Only a single-column key may
+		// not be empty.
+		size := 0
 		for _, v := range combo {
-			if len(v) == 0 && len(t.PartitionKey) == 1 {
-				return nil, cqlerr.Invalidf("Key may not be empty")
-			}
-			if len(v) > 0xFFFF {
-				return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(v), 0xFFFF)
-			}
+			size += len(v)
 		}
-		key := mutation.CompositeKey(combo)
-		if len(key) > 0xFFFF {
-			// Validation.validateKey: the serialized key, each component
-			// of a composite one costing 3 bytes more.
-			return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", len(key), 0xFFFF)
+		if size == 0 && len(t.PartitionKey) == 1 {
+			return nil, cqlerr.Invalidf("Key may not be empty")
 		}
-		keys = append(keys, key)
+		if size > 0xFFFF {
+			return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
+		}
+		keys = append(keys, mutation.CompositeKey(combo))
 	}
 	return keys, nil
 }
@@ -1251,6 +1250,18 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			// addUpdates returns when the clusterings are empty).
 			return nil, nil
 		}
+		for _, ck := range cks {
+			// A row's clustering values together (5.0 counts their sum;
+			// InsertInvalidateSizedRecordsTest), for writes and row
+			// deletions alike.
+			size := 0
+			for _, v := range ck {
+				size += len(v)
+			}
+			if len(ck) == len(t.Clustering) && size > 0xFFFF {
+				return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
+			}
+		}
 		if p.deleteRow || p.rangeColumns {
 			for _, ck := range cks {
 				if len(ck) == len(t.Clustering) && !p.sliced() {
@@ -1324,15 +1335,6 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			for _, ck := range cks {
 				if len(ck) == 0 && len(t.Clustering) > 0 {
 					continue // static-only write
-				}
-				// The clustering's values together (5.0 counts their sum,
-				// InsertInvalidateSizedRecordsTest).
-				size := 0
-				for _, v := range ck {
-					size += len(v)
-				}
-				if size > 0xFFFF {
-					return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
 				}
 				rowCells := cells
 				if reads && len(t.Clustering) > 0 {
