@@ -101,15 +101,17 @@ func foldToASCII(s string) string {
 
 // setFilterAnalyzers makes the = restrictions of filters on columns
 // with an analysed storage-attached index compare analysed values, and
-// the restrictions of an inet column with a storage-attached index
-// compare its terms.
+// the restrictions of an inet column with a storage-attached index hold
+// for both its terms and its raw values: the replica's index compares
+// terms, and in 5.0 the coordinator's row filter then compares raw bytes
+// (CASSANDRA-19492), so a client sees the rows both keep.
 func setFilterAnalyzers(t *schema.Table, filters []rowFilter) {
 	for i := range filters {
 		f := &filters[i]
 		if f.col != nil && f.mapKey == nil && f.col.Type.Kind == types.Inet && saiIndexed(t, f.col) {
 			switch f.op {
 			case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
-				f.analyze = inetTerm
+				f.analyze, f.alsoRaw = inetTerm, true
 			}
 			continue
 		}

@@ -80,8 +80,11 @@ type rowFilter struct {
 	// mapKey is set for m[key] = value relations.
 	mapKey termFn
 	// analyze, when set, is the text analysis of the column's
-	// storage-attached index: equality compares analysed values.
+	// storage-attached index: equality compares analysed values; or the
+	// index term of an inet value, when alsoRaw asks that the raw values
+	// compare the same way too.
 	analyze func([]byte) []byte
+	alsoRaw bool
 }
 
 func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, keyspace string) error {
@@ -1286,7 +1289,7 @@ func (r *reader) matches(row *outRow) (bool, error) {
 			return false, nil
 		}
 		c := f.compareValues(typ, v, want)
-		if !compareHolds(f.op, c) {
+		if !compareHolds(f.op, c) || f.alsoRaw && !compareHolds(f.op, types.Compare(typ, v, want)) {
 			return false, nil
 		}
 	}
