@@ -280,9 +280,6 @@ func FromJSON(t *Type, v any) ([]byte, error) {
 		switch x := v.(type) {
 		case string, json.Number:
 			s := JavaString(x)
-			if s == "" {
-				return []byte{}, nil // IntegerType.fromString: the empty value
-			}
 			if _, ok := new(big.Int).SetString(s, 10); !ok {
 				return nil, marshalf("Value '%s' is not a valid representation of a varint value", s)
 			}
