@@ -47,6 +47,7 @@ func TestFromString(t *testing.T) {
 		{TimestampType, "2024-001-015T010:030:00.123Z", hex.EncodeToString(EncodeTimestampMillis(1705314600123)), ""},
 		{TimestampType, "2024-01-15 10:30.123", hex.EncodeToString(EncodeTimestampMillis(1705314600123)), ""},
 		{TimestampType, "2024-1-15", "", "Unable to parse a date/time from '2024-1-15'"},
+		{TimestampType, "999999999-01-01 00:00", "", "Unable to parse a date/time"},
 		{DateType, "2024-1-15", "", "Unable to coerce '2024-1-15' to a formatted date (long)"},
 		{TimestampType, "2024-13-01", "", "Unable to parse a date/time from '2024-13-01'"},
 		{TimestampType, "2024-02-30", "", "Unable to parse a date/time"},

@@ -73,6 +73,9 @@ func ParseTimestamp(s string) (int64, error) {
 		return bad() // e.g. February 30th
 	}
 	t := time.Date(y, time.Month(mo), d, hh, mm, ss, nanos, loc)
+	if sec := t.Unix(); sec > math.MaxInt64/1000-1 || sec < math.MinInt64/1000+1 {
+		return bad() // beyond what milliseconds since the epoch hold
+	}
 	return t.Unix()*1000 + int64(t.Nanosecond()/1e6), nil
 }
 
