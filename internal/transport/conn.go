@@ -318,8 +318,6 @@ func (c *conn) readSegmented() (*request, error) {
 	return &request{hdr: hdr, body: body}, nil
 }
 
-// segmentErr keeps I/O errors (connection closed) and turns corruption into
-// a fatal protocol error.
 // decodeError is the error answering a request that did not decode: a
 // CQL error found while decoding as it is, anything else a protocol error
 // naming the message.
@@ -331,6 +329,8 @@ func decodeError(kind string, err error) *cqlerr.Error {
 	return cqlerr.Protocolf("Invalid %s message: %v", kind, err)
 }
 
+// segmentErr keeps I/O errors (connection closed) and turns corruption into
+// a fatal protocol error.
 func segmentErr(err error) error {
 	var ne net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {

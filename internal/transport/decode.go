@@ -107,10 +107,12 @@ func (r *reader) longString() string {
 
 // utf8 converts the bytes of a [string] or [long string], which must be
 // UTF-8: Cassandra's CBUtil.readString fails the message with a protocol
-// error naming the bytes.
+// error naming the bytes. At most the first 16 KiB are named: an error
+// message is a [string] (64 KiB), and a 16 MiB body must not cost 32 MiB
+// of hex.
 func (r *reader) utf8(b []byte) string {
 	if !utf8.Valid(b) {
-		r.fail(cqlerr.Protocolf("Cannot decode string as UTF8: '%x'", b))
+		r.fail(cqlerr.Protocolf("Cannot decode string as UTF8: '%x'", b[:min(len(b), 16<<10)]))
 		return ""
 	}
 	return string(b)
