@@ -555,15 +555,16 @@ func (e *Executor) compileCreateIndex(c *compiled, s *schema.Schema, st *cql.Cre
 		return cqlerr.Invalidf("Keyspace name '%s' doesn't match index name '%s'", ksName, st.Table.Name)
 	}
 	using := st.Using
-	if using == "" && !st.Custom {
-		// CreateIndexStatement.Raw.prepare: the configured default.
+	if using == "" {
+		// CreateIndexStatement.Raw.prepare: the configured default, for
+		// CUSTOM indexes too.
 		if e.cfg.RequireIndexImplementation {
 			return cqlerr.Invalidf("Must specify index implementation via USING")
 		}
 		using = e.cfg.DefaultSecondaryIndex
 	}
 	custom := st.Custom || using != ""
-	if strings.EqualFold(using, legacyIndexName) {
+	if !st.Custom && strings.EqualFold(using, legacyIndexName) {
 		// The built-in index named explicitly: created as without USING
 		// (CreateIndexStatement.Raw.prepare clears the custom class).
 		using, custom = "", false
