@@ -665,22 +665,31 @@ func partitionKeys(t *schema.Table, pk []*keyVals, vals []Value) ([][]byte, erro
 	}
 	keys := make([][]byte, 0, len(combos))
 	for _, combo := range combos {
-		// The key's values together (5.0 counts their sum;
-		// InsertInvalidateSizedRecordsTest). Only a single-column key may
-		// not be empty.
-		size := 0
-		for _, v := range combo {
-			size += len(v)
+		// Only a single-column key may not be empty.
+		size, err := checkKeySize(combo)
+		if err != nil {
+			return nil, err
 		}
 		if size == 0 && len(t.PartitionKey) == 1 {
 			return nil, cqlerr.Invalidf("Key may not be empty")
 		}
-		if size > 0xFFFF {
-			return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
-		}
 		keys = append(keys, mutation.CompositeKey(combo))
 	}
 	return keys, nil
+}
+
+// checkKeySize refuses a partition key or a clustering whose values
+// together exceed 65,535 bytes (5.0 counts their sum, and names it;
+// InsertInvalidateSizedRecordsTest), and returns that sum.
+func checkKeySize(vals [][]byte) (int, error) {
+	size := 0
+	for _, v := range vals {
+		size += len(v)
+	}
+	if size > 0xFFFF {
+		return size, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
+	}
+	return size, nil
 }
 
 // maxCartesianBytes bounds what the combinations of one product of IN
@@ -1251,15 +1260,11 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 			return nil, nil
 		}
 		for _, ck := range cks {
-			// A row's clustering values together (5.0 counts their sum;
-			// InsertInvalidateSizedRecordsTest), for writes and row
-			// deletions alike.
-			size := 0
-			for _, v := range ck {
-				size += len(v)
-			}
-			if len(ck) == len(t.Clustering) && size > 0xFFFF {
-				return nil, cqlerr.Invalidf("Key length of %d is longer than maximum of %d", size, 0xFFFF)
+			// A row's clustering, for writes and row deletions alike.
+			if len(ck) == len(t.Clustering) {
+				if _, err := checkKeySize(ck); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if p.deleteRow || p.rangeColumns {
