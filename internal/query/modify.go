@@ -92,9 +92,10 @@ func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspac
 	if err != nil {
 		return nil, err
 	}
-	// system_auth's tables are stored and, as in Cassandra, writable
-	// (with MODIFY on them when an authorizer is configured).
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && t.Keyspace != schema.SystemAuthKeyspace {
+	// system_auth's and system_traces' tables are stored and, as in
+	// Cassandra, writable (with MODIFY on them when an authorizer is
+	// configured).
+	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && t.Keyspace != schema.SystemAuthKeyspace && t.Keyspace != schema.SystemTracesKeyspace {
 		return nil, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
 	}
 	if t.IsView() {

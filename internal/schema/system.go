@@ -94,6 +94,15 @@ func storedTable(ks, name string, specs ...string) *Table {
 	return t
 }
 
+// traceTable defines a table of system_traces: stored, with no
+// gc_grace_seconds, as TraceKeyspace has them.
+func traceTable(name, comment string, specs ...string) *Table {
+	t := storedTable(SystemTracesKeyspace, name, specs...)
+	t.Params.GCGraceSeconds = 0
+	t.Params.Comment = comment
+	return t
+}
+
 var tableParamColumns = []string{
 	"additional_write_policy text",
 	"allow_auto_snapshot boolean",
@@ -240,7 +249,16 @@ func SystemKeyspaces() map[string]*Keyspace {
 		),
 		SystemDistributed: mk(SystemDistributed,
 			map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}, false),
+		// TraceKeyspace's tables, written by traced requests
+		// (internal/tracing, query/trace.go).
 		SystemTracesKeyspace: mk(SystemTracesKeyspace,
-			map[string]string{"class": SimpleStrategyClass, "replication_factor": "2"}, false),
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "2"}, false,
+			traceTable("sessions", "tracing sessions",
+				"pk:session_id uuid", "client inet", "command text", "coordinator inet", "coordinator_port int",
+				"duration int", "parameters map<text, text>", "request text", "started_at timestamp"),
+			traceTable("events", "tracing events",
+				"pk:session_id uuid", "ck:event_id timeuuid", "activity text", "source inet", "source_elapsed int",
+				"source_port int", "thread text"),
+		),
 	}
 }

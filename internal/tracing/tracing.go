@@ -1,0 +1,158 @@
+package tracing
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Thread names of events, after the Cassandra stages that do the same
+// work: cqlsh prints an event as "<activity> [<thread>]".
+const (
+	// RequestThread runs the statement: parsing, planning, coordination.
+	RequestThread = "Native-Transport-Requests-1"
+	// ReadThread reads the storage engine.
+	ReadThread = "ReadStage-1"
+	// MutationThread writes the storage engine.
+	MutationThread = "MutationStage-1"
+)
+
+// Event is one row of system_traces.events.
+type Event struct {
+	// ID is a time UUID: the event's time and its order in the session.
+	ID       uuid.UUID
+	Activity string
+	// Elapsed is the time since the session started, in microseconds.
+	Elapsed int32
+	Thread  string
+}
+
+// Session is one traced request: the row of system_traces.sessions and
+// its events. Safe for concurrent use.
+type Session struct {
+	// ID is the tracing session id, a time UUID; the client receives it
+	// with the response.
+	ID uuid.UUID
+	// Client is the client's address (4 or 16 bytes; nil when unknown).
+	Client []byte
+	// Started is when the request began.
+	Started time.Time
+
+	mu      sync.Mutex
+	begun   bool
+	request string
+	params  map[string]string
+	events  []Event
+}
+
+// New returns a session for a request that starts now.
+func New(client []byte) *Session {
+	return &Session{ID: NewTimeUUID(), Client: client, Started: time.Now()}
+}
+
+// NewTimeUUID returns a version 1 UUID of the current time, unique within
+// the process.
+func NewTimeUUID() uuid.UUID {
+	u, err := uuid.NewUUID()
+	if err != nil {
+		// uuid.NewUUID fails only when no node id can be had, and it
+		// falls back to a random one first; keep a random UUID rather
+		// than fail the request.
+		return uuid.New()
+	}
+	return u
+}
+
+// Begin records what the request is: the request column of
+// system_traces.sessions ("Execute CQL3 query", ...) and its parameters
+// (the query string, the consistency level, ...). The first call takes
+// the session and returns true: its caller ends it. Later calls (the
+// node's own statements made while serving the request) return false.
+func (s *Session) Begin(request string, params map[string]string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.begun {
+		return false
+	}
+	s.begun, s.request, s.params = true, request, params
+	return true
+}
+
+// Request returns what Begin recorded.
+func (s *Session) Request() (request string, params map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.request, s.params
+}
+
+// Add records an event.
+func (s *Session) Add(thread, activity string) {
+	now := time.Now()
+	ev := Event{ID: NewTimeUUID(), Activity: activity, Thread: thread, Elapsed: micros(now.Sub(s.Started))}
+	s.mu.Lock()
+	s.events = append(s.events, ev)
+	s.mu.Unlock()
+}
+
+// Events returns the events recorded so far, in order.
+func (s *Session) Events() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Event(nil), s.events...)
+}
+
+// Elapsed returns the microseconds since the session started, as the
+// duration column stores them.
+func (s *Session) Elapsed() int32 {
+	return micros(time.Since(s.Started))
+}
+
+func micros(d time.Duration) int32 {
+	us := d.Microseconds()
+	if us > 1<<31-1 {
+		return 1<<31 - 1
+	}
+	return int32(max(us, 0))
+}
+
+type sessionKey struct{}
+
+// NewContext returns ctx carrying s.
+func NewContext(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+// FromContext returns the session of ctx, or nil when the request is not
+// traced.
+func FromContext(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
+}
+
+// Without returns a context in which nothing is traced (for the node's own
+// statements made while serving a traced request, such as writing the
+// trace).
+func Without(ctx context.Context) context.Context {
+	if FromContext(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sessionKey{}, (*Session)(nil))
+}
+
+// Trace adds an event to the request of ctx, if it is traced.
+func Trace(ctx context.Context, thread, activity string) {
+	if s := FromContext(ctx); s != nil {
+		s.Add(thread, activity)
+	}
+}
+
+// Tracef is Trace with a formatted activity; it formats nothing when the
+// request is not traced.
+func Tracef(ctx context.Context, thread, format string, args ...any) {
+	if s := FromContext(ctx); s != nil {
+		s.Add(thread, fmt.Sprintf(format, args...))
+	}
+}

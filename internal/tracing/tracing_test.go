@@ -1,0 +1,43 @@
+package tracing
+
+import (
+	"context"
+	"testing"
+)
+
+func TestSession(t *testing.T) {
+	ctx := context.Background()
+	Trace(ctx, RequestThread, "not traced") // no session: nothing happens
+	Tracef(ctx, RequestThread, "%d", 1)
+
+	s := New([]byte{127, 0, 0, 1})
+	if s.ID.Version() != 1 {
+		t.Fatalf("session id %s is not a time UUID", s.ID)
+	}
+	ctx = NewContext(ctx, s)
+	if FromContext(ctx) != s {
+		t.Fatal("FromContext lost the session")
+	}
+	if !s.Begin("Execute CQL3 query", map[string]string{"query": "q"}) {
+		t.Fatal("first Begin refused")
+	}
+	if s.Begin("Preparing CQL3 query", nil) {
+		t.Fatal("second Begin took the session")
+	}
+	if req, params := s.Request(); req != "Execute CQL3 query" || params["query"] != "q" {
+		t.Fatalf("Request() = %q %v", req, params)
+	}
+	Trace(ctx, RequestThread, "Parsing q")
+	Tracef(ctx, ReadThread, "Read %d live rows", 1)
+	Trace(Without(ctx), RequestThread, "the node's own statement")
+	evs := s.Events()
+	if len(evs) != 2 || evs[0].Activity != "Parsing q" || evs[1].Activity != "Read 1 live rows" || evs[1].Thread != ReadThread {
+		t.Fatalf("events %+v", evs)
+	}
+	if evs[1].Elapsed < evs[0].Elapsed || evs[0].ID == evs[1].ID || evs[1].ID.Time() < evs[0].ID.Time() {
+		t.Fatalf("events out of order: %+v", evs)
+	}
+	if s.Elapsed() < evs[1].Elapsed {
+		t.Fatalf("duration %d before the last event's %d", s.Elapsed(), evs[1].Elapsed)
+	}
+}
