@@ -102,6 +102,9 @@ type Config struct {
 	// Guardrails are Cassandra 5.0's guardrails keys
 	// (guardrails_config.go).
 	Guardrails query.Guardrails
+	// TraceTypeQueryTTL is trace_type_query_ttl: how long the
+	// system_traces rows of a traced request live (one day).
+	TraceTypeQueryTTL time.Duration
 }
 
 // DefaultConfig returns the defaults of `cqld start`.
@@ -114,6 +117,7 @@ func DefaultConfig() Config {
 		AdminPort:                    7199,
 		NumTokens:                    16,
 		DefaultKeyspaceRF:            1,
+		TraceTypeQueryTTL:            24 * time.Hour,
 		DefaultSecondaryIndex:        "legacy_local_table",
 		DefaultSecondaryIndexEnabled: true,
 		CommitlogSync:                "group",
@@ -241,6 +245,12 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.UnloggedBatchAcrossPartitionsWarnThreshold, err = toInt(v)
 		case "purge_interval", "purge_interval_in_ms":
 			cfg.PurgeInterval, err = toDuration(v)
+		case "trace_type_query_ttl":
+			cfg.TraceTypeQueryTTL, err = toDuration(v)
+		case "tracetype_query_ttl": // the old key, in seconds
+			var n int
+			n, err = toInt(v)
+			cfg.TraceTypeQueryTTL = time.Duration(n) * time.Second
 		default:
 			var ok bool
 			if ok, err = loadGuardrailKey(&cfg.Guardrails, k, v, log); !ok {
@@ -266,6 +276,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CommitlogSyncGroupWindow < 0 {
 		return fmt.Errorf("commitlog_sync_group_window must not be negative (got %s)", c.CommitlogSyncGroupWindow)
+	}
+	if c.TraceTypeQueryTTL != 0 && (c.TraceTypeQueryTTL < time.Second || c.TraceTypeQueryTTL > 20*365*24*time.Hour) {
+		return fmt.Errorf("trace_type_query_ttl must be between 1s and 20 years (got %s)", c.TraceTypeQueryTTL)
 	}
 	if c.DefaultKeyspaceRF < 1 {
 		return fmt.Errorf("default_keyspace_rf must be at least 1 (got %d)", c.DefaultKeyspaceRF)

@@ -26,13 +26,14 @@ commitlog_sync_period: 5000ms
 commitlog_sync_group_window: 2s
 num_tokens: 8
 concurrent_reads: 32
+trace_type_query_ttl: 2h
 `), log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{ClusterName: "Prod", ListenAddress: "127.0.0.2", RPCAddress: "127.0.0.3", NativePort: 9142,
 		AdminPort: 7199, DataDir: "/var/lib/cqld", CommitlogDir: "/var/lib/cqld-commitlog", CommitlogSync: "periodic", CommitlogSyncPeriod: 5 * time.Second,
-		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8}
+		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8, TraceTypeQueryTTL: 2 * time.Hour}
 	// Keys the file does not set keep their defaults.
 	d := DefaultConfig()
 	want.TombstoneWarnThreshold, want.TombstoneFailureThreshold, want.PurgeInterval = d.TombstoneWarnThreshold, d.TombstoneFailureThreshold, d.PurgeInterval
@@ -56,6 +57,7 @@ func TestLoadYAMLErrors(t *testing.T) {
 		"native_transport_port: lots",
 		"commitlog_sync_period: 10 fortnights",
 		"commitlog_sync_group_window: -1ms",
+		"trace_type_query_ttl: 10ms",
 		"[not a map",
 	} {
 		cfg := DefaultConfig()
@@ -88,6 +90,9 @@ func TestLoadYAMLBatchThresholds(t *testing.T) {
 	}
 	if err := LoadYAML(&cfg, []byte("batch_size_warn_threshold_in_kb: 7\n"), log); err != nil || cfg.BatchSizeWarnThreshold != 7*1024 {
 		t.Fatalf("old key: %v %d", err, cfg.BatchSizeWarnThreshold)
+	}
+	if err := LoadYAML(&cfg, []byte("tracetype_query_ttl: 600\n"), log); err != nil || cfg.TraceTypeQueryTTL != 10*time.Minute {
+		t.Fatalf("old trace TTL key (seconds): %v %s", err, cfg.TraceTypeQueryTTL)
 	}
 	if err := LoadYAML(&cfg, []byte("batch_size_fail_threshold: 5 lots\n"), log); err == nil {
 		t.Fatal("bad size accepted")

@@ -164,6 +164,7 @@ func (n *Node) start() error {
 		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,
 		RequireIndexImplementation:                 !cfg.DefaultSecondaryIndexEnabled,
 		DefaultKeyspaceRF:                          cfg.DefaultKeyspaceRF,
+		TraceTTL:                                   int32(cfg.TraceTypeQueryTTL / time.Second),
 		DynamicDataMaskingEnabled:                  cfg.DynamicDataMaskingEnabled,
 		BatchSizeWarnThreshold:                     cfg.BatchSizeWarnThreshold,
 		BatchSizeFailThreshold:                     cfg.BatchSizeFailThreshold,

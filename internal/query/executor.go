@@ -11,6 +11,7 @@ import (
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -63,6 +64,9 @@ type Config struct {
 	DynamicDataMaskingEnabled bool
 	// Guardrails are cassandra.yaml's guardrails (guardrails.go).
 	Guardrails Guardrails
+	// TraceTTL is trace_type_query_ttl in seconds: how long the rows of
+	// a traced request live (0 means DefaultTraceTTL, one day).
+	TraceTTL int32
 }
 
 // Executor executes CQL statements. Safe for concurrent use.
@@ -144,15 +148,24 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 	if opts == nil {
 		opts = &Options{}
 	}
-	stmt, err := cql.Parse(query)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.compile(stmt, e.keyspaceFor(sess, opts))
+	defer e.beginTrace(ctx, "Execute CQL3 query", queryTraceParams(query, opts))()
+	c, err := e.parseAndCompile(ctx, query, e.keyspaceFor(sess, opts))
 	if err != nil {
 		return nil, err
 	}
 	return e.bindAndRun(ctx, sess, c, opts)
+}
+
+// parseAndCompile parses and compiles one statement, as
+// QueryProcessor.getStatement traces it.
+func (e *Executor) parseAndCompile(ctx context.Context, query, keyspace string) (*compiled, error) {
+	tracing.Tracef(ctx, tracing.RequestThread, "Parsing %s", query)
+	stmt, err := cql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	tracing.Trace(ctx, tracing.RequestThread, "Preparing statement")
+	return e.compile(stmt, keyspace)
 }
 
 // bindAndRun checks the bound values against the statement's markers and
@@ -200,11 +213,8 @@ func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, key
 	if keyspace == "" && sess != nil {
 		keyspace = sess.Keyspace
 	}
-	stmt, err := cql.Parse(query)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.compile(stmt, keyspace)
+	defer e.beginTrace(ctx, "Preparing CQL3 query", func() map[string]string { return map[string]string{"query": query} })()
+	c, err := e.parseAndCompile(ctx, query, keyspace)
 	if err != nil {
 		return nil, err
 	}
@@ -216,12 +226,12 @@ func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, key
 	return p, nil
 }
 
-// lookupPrepared returns the compiled statement for id, recompiling it when
-// the schema changed under it.
-func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
+// lookupPrepared returns the compiled statement for id and its query
+// string, recompiling it when the schema changed under it.
+func (e *Executor) lookupPrepared(id []byte) (*compiled, string, error) {
 	var key [16]byte
 	if len(id) != 16 {
-		return nil, nil, &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
+		return nil, "", &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
 	}
 	copy(key[:], id)
@@ -229,11 +239,11 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
 	pe := e.prepared[key]
 	e.mu.RUnlock()
 	if pe == nil {
-		return nil, nil, &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
+		return nil, "", &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
 	}
 	if v := pe.cur.Load(); v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
-		return v.stmt, v.meta, nil
+		return v.stmt, pe.query, nil
 	}
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
@@ -241,18 +251,18 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, *Prepared, error) {
 	if v.stmt.schemaVersion != e.cfg.Schema.Current().Version {
 		stmt, err := cql.Parse(pe.query)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		c, err := e.compile(stmt, pe.keyspace)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", err
 		}
 		meta := *v.meta
 		meta.Columns = c.resultColumns()
 		v = &preparedVersion{stmt: c, meta: &meta}
 		pe.cur.Store(v)
 	}
-	return v.stmt, v.meta, nil
+	return v.stmt, pe.query, nil
 }
 
 func hexString(b []byte) string {
@@ -270,10 +280,11 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 	if opts == nil {
 		opts = &Options{}
 	}
-	c, _, err := e.lookupPrepared(id)
+	c, query, err := e.lookupPrepared(id)
 	if err != nil {
 		return nil, err
 	}
+	defer e.beginTrace(ctx, "Execute CQL3 prepared query", executeTraceParams(query, c, opts))()
 	return e.bindAndRun(ctx, sess, c, opts)
 }
 
@@ -283,6 +294,12 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 	var all []*modifyPlan
 	var allOpts []*Options
 	var gwarns []string
+	defer e.beginTrace(ctx, "Execute batch of CQL3 queries", func() map[string]string {
+		// BatchMessage.traceQuery: no query strings, no values.
+		m := optionParams(&b.Options)
+		delete(m, "page_size")
+		return m
+	})()
 	guard := e.guardrailsApply(ctx, sess)
 	for i, bs := range b.Statements {
 		var c *compiled
@@ -293,11 +310,7 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 			}
 			c = cc
 		} else {
-			stmt, err := cql.Parse(bs.Query)
-			if err != nil {
-				return nil, err
-			}
-			cc, err := e.compile(stmt, e.keyspaceFor(sess, &b.Options))
+			cc, err := e.parseAndCompile(ctx, bs.Query, e.keyspaceFor(sess, &b.Options))
 			if err != nil {
 				return nil, err
 			}

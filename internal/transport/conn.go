@@ -18,6 +18,7 @@ import (
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/datastax/go-cassandra-native-protocol/compression"
 	"github.com/datastax/go-cassandra-native-protocol/crc"
 	"github.com/datastax/go-cassandra-native-protocol/message"
@@ -477,74 +478,113 @@ func (c *conn) setKeyspace(ks string) {
 }
 
 // handleRequest runs one QUERY/PREPARE/EXECUTE/BATCH on a worker goroutine.
+// With the tracing flag, the request runs with a tracing session in its
+// context (the query layer records and writes it) and every response to
+// it, errors too, carries the session id (Message.Request.execute).
 func (c *conn) handleRequest(req *request) {
-	stream := req.hdr.stream
+	r := reply{stream: req.hdr.stream}
 	defer func() {
-		if r := recover(); r != nil {
-			c.log.Error("panic while handling CQL request", "op", opName(req.hdr.opcode), "panic", r, "stack", string(debug.Stack()))
-			c.sendError(stream, cqlerr.Serverf("java.lang.RuntimeException: internal error: %v", r))
+		if p := recover(); p != nil {
+			c.log.Error("panic while handling CQL request", "op", opName(req.hdr.opcode), "panic", p, "stack", string(debug.Stack()))
+			c.replyError(r, cqlerr.Serverf("java.lang.RuntimeException: internal error: %v", p))
 		}
 		<-c.sem
 		c.inflight.Done()
 	}()
 	h := c.srv.h
 	sess := c.session()
+	ctx := c.ctx
+	traced := req.hdr.flags&flagTracing != 0
+	// startTrace is called once the body decoded: a malformed request
+	// gets no tracing session, as in Cassandra, where decoding comes
+	// first.
+	startTrace := func() {
+		if traced {
+			ts := tracing.New(c.clientIP())
+			ctx = tracing.NewContext(ctx, ts)
+			r.trace = ts.ID[:]
+		}
+	}
 	switch req.hdr.opcode {
 	case opQuery:
 		var q queryRequest
 		if err := decodeQuery(req.body, c.version, &q); err != nil {
-			c.sendError(stream, decodeError("QUERY", err))
+			c.sendError(r.stream, decodeError("QUERY", err))
 			return
 		}
-		res, err := h.Query(c.ctx, &sess, q.cql, &q.opts)
-		c.sendResult(stream, res, err, false, nil)
+		startTrace()
+		res, err := h.Query(ctx, &sess, q.cql, &q.opts)
+		c.sendResult(r, res, err, false, nil)
 	case opExecute:
 		var e executeRequest
 		if err := decodeExecute(req.body, c.version, &e); err != nil {
-			c.sendError(stream, decodeError("EXECUTE", err))
+			c.sendError(r.stream, decodeError("EXECUTE", err))
 			return
 		}
-		res, err := h.Execute(c.ctx, &sess, e.id, e.resultMetadataID, &e.opts)
-		c.sendResult(stream, res, err, e.skipMetadata, e.resultMetadataID)
+		startTrace()
+		res, err := h.Execute(ctx, &sess, e.id, e.resultMetadataID, &e.opts)
+		c.sendResult(r, res, err, e.skipMetadata, e.resultMetadataID)
 	case opBatch:
 		var b query.BatchRequest
 		if err := decodeBatch(req.body, c.version, &b); err != nil {
-			c.sendError(stream, decodeError("BATCH", err))
+			c.sendError(r.stream, decodeError("BATCH", err))
 			return
 		}
-		res, err := h.Batch(c.ctx, &sess, &b)
-		c.sendResult(stream, res, err, false, nil)
+		startTrace()
+		res, err := h.Batch(ctx, &sess, &b)
+		c.sendResult(r, res, err, false, nil)
 	case opPrepare:
 		var p prepareRequest
 		if err := decodePrepare(req.body, c.version, &p); err != nil {
-			c.sendError(stream, decodeError("PREPARE", err))
+			c.sendError(r.stream, decodeError("PREPARE", err))
 			return
 		}
-		prep, err := h.Prepare(c.ctx, &sess, p.cql, p.keyspace)
+		startTrace()
+		prep, err := h.Prepare(ctx, &sess, p.cql, p.keyspace)
 		if err == nil && prep == nil {
 			err = cqlerr.Serverf("prepare returned no statement")
 		}
 		if err != nil {
-			c.sendError(stream, cqlerr.As(err))
+			c.replyError(r, cqlerr.As(err))
 			return
 		}
-		c.sendMessage(stream, preparedResult(prep, c.version))
+		c.replyMessage(r, preparedResult(prep, c.version))
 	}
+}
+
+// reply addresses the response to a request: its stream and, for a
+// traced request, the tracing session id the response starts with.
+type reply struct {
+	stream int16
+	trace  []byte
+}
+
+// clientIP returns the client's address (4 or 16 bytes), or nil when the
+// connection is not over IP.
+func (c *conn) clientIP() []byte {
+	a, ok := c.nc.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	if ip4 := a.IP.To4(); ip4 != nil {
+		return ip4
+	}
+	return a.IP
 }
 
 var voidResult = &query.Result{Kind: query.VoidResult}
 
 // sendResult answers a QUERY/EXECUTE/BATCH. reqMetadataID is the v5 result
 // metadata id the client sent with EXECUTE (nil otherwise).
-func (c *conn) sendResult(stream int16, res *query.Result, err error, skipMetadata bool, reqMetadataID []byte) {
+func (c *conn) sendResult(r reply, res *query.Result, err error, skipMetadata bool, reqMetadataID []byte) {
 	if err != nil {
-		c.sendError(stream, cqlerr.As(err))
+		c.replyError(r, cqlerr.As(err))
 		return
 	}
 	if res == nil {
 		res = voidResult
 	}
-	bp := c.startFrame(stream, opResult)
+	bp := c.startReply(r, opResult)
 	b := *bp
 	if len(res.Warnings) > 0 && c.version >= 4 {
 		b[1] |= flagWarning
@@ -584,7 +624,7 @@ func (c *conn) sendResult(stream int16, res *query.Result, err error, skipMetada
 	if err != nil {
 		*bp = b
 		putBuf(bp)
-		c.sendError(stream, cqlerr.Serverf("cannot encode result: %v", err))
+		c.replyError(r, cqlerr.Serverf("cannot encode result: %v", err))
 		return
 	}
 	*bp = b
@@ -614,8 +654,19 @@ func (c *conn) metadataID(cols []query.ColumnSpec) []byte {
 
 // startFrame takes a buffer and writes a response header for stream.
 func (c *conn) startFrame(stream int16, opcode byte) *[]byte {
+	return c.startReply(reply{stream: stream}, opcode)
+}
+
+// startReply takes a buffer and writes a response header for r and, when
+// r is traced, the tracing flag and the session id: the first thing of
+// the body, before any warnings.
+func (c *conn) startReply(r reply, opcode byte) *[]byte {
 	bp := getBuf()
-	*bp = append((*bp)[:0], 0x80|c.version, 0, byte(uint16(stream)>>8), byte(stream), opcode, 0, 0, 0, 0)
+	*bp = append((*bp)[:0], 0x80|c.version, 0, byte(uint16(r.stream)>>8), byte(r.stream), opcode, 0, 0, 0, 0)
+	if r.trace != nil {
+		(*bp)[1] |= flagTracing
+		*bp = append(*bp, r.trace...)
+	}
 	return bp
 }
 
@@ -635,12 +686,16 @@ func (c *conn) finishFrame(bp *[]byte, compress bool) {
 
 // sendMessage encodes msg with the library and queues it.
 func (c *conn) sendMessage(stream int16, msg message.Message) {
-	bp := c.startFrame(stream, byte(msg.GetOpCode()))
+	c.replyMessage(reply{stream: stream}, msg)
+}
+
+func (c *conn) replyMessage(r reply, msg message.Message) {
+	bp := c.startReply(r, byte(msg.GetOpCode()))
 	b, err := encodeMessage(*bp, msg, c.version)
 	*bp = b
 	if err != nil {
 		putBuf(bp)
-		c.sendError(stream, cqlerr.Serverf("cannot encode response: %v", err))
+		c.replyError(r, cqlerr.Serverf("cannot encode response: %v", err))
 		return
 	}
 	c.finishFrame(bp, c.ready)
@@ -648,7 +703,11 @@ func (c *conn) sendMessage(stream int16, msg message.Message) {
 }
 
 func (c *conn) sendError(stream int16, e *cqlerr.Error) {
-	bp := c.startFrame(stream, opError)
+	c.replyError(reply{stream: stream}, e)
+}
+
+func (c *conn) replyError(r reply, e *cqlerr.Error) {
+	bp := c.startReply(r, opError)
 	*bp = appendErrorBody(*bp, e, c.version)
 	c.finishFrame(bp, c.ready || c.authPending)
 	c.queue(outItem{buf: bp})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -22,6 +23,8 @@ type fakeHandler struct {
 	mu       sync.Mutex
 	prepared map[string]*query.Prepared
 	lastOpts query.Options
+	// lastTrace is the tracing session of the last QUERY's context.
+	lastTrace *tracing.Session
 }
 
 func newFakeHandler() *fakeHandler {
@@ -112,6 +115,7 @@ var errorsByName = map[string]*cqlerr.Error{
 func (f *fakeHandler) Query(ctx context.Context, sess *query.Session, cql string, opts *query.Options) (*query.Result, error) {
 	f.mu.Lock()
 	f.lastOpts = *opts
+	f.lastTrace = tracing.FromContext(ctx)
 	f.mu.Unlock()
 	lc := strings.ToLower(strings.TrimSpace(cql))
 	switch {

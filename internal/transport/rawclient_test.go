@@ -47,6 +47,14 @@ func dialRaw(t testing.TB, s *Server, v primitive.ProtocolVersion) *rawClient {
 
 func (c *rawClient) send(stream int16, msg message.Message) {
 	c.t.Helper()
+	c.sendFlags(stream, msg, 0)
+}
+
+// sendFlags sends msg with extra header flags set (the library's encoder
+// counts a tracing id into a v5 request's length, which requests never
+// carry, so flags are set on the encoded bytes).
+func (c *rawClient) sendFlags(stream int16, msg message.Message, flags byte) {
+	c.t.Helper()
 	f := frame.NewFrame(c.version, stream, msg)
 	var buf bytes.Buffer
 	codec := c.plain
@@ -57,6 +65,7 @@ func (c *rawClient) send(stream int16, msg message.Message) {
 	if err := codec.EncodeFrame(f, &buf); err != nil {
 		c.t.Fatal(err)
 	}
+	buf.Bytes()[1] |= flags
 	c.write(buf.Bytes())
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
@@ -313,6 +314,47 @@ func TestErrorEncoding(t *testing.T) {
 		wantBody := append(binary.BigEndian.AppendUint32(nil, 0x1700), want[4:]...)
 		if !bytes.Equal(want, wantBody) || binary.BigEndian.Uint16(want[len(want)-10:]) != 9 {
 			t.Errorf("cas write unknown body %x", want)
+		}
+	}
+}
+
+// TestTracingFlag: a request with the tracing flag runs with a tracing
+// session and every response to it, an error or one with warnings too,
+// starts with the session id; requests without the flag get neither.
+func TestTracingFlag(t *testing.T) {
+	h := newFakeHandler()
+	s := startServer(t, h, Config{})
+	for _, v := range versions {
+		c := dialRaw(t, s, v)
+		c.startup("lz4")
+		traced := func(stream int16, cql string) *frame.Frame {
+			t.Helper()
+			c.sendFlags(stream, &message.Query{Query: cql, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}}, flagTracing)
+			resp := c.recv()
+			h.mu.Lock()
+			ts := h.lastTrace
+			h.mu.Unlock()
+			if ts == nil {
+				t.Fatalf("v%d %s: the handler saw no tracing session; response %v", v, cql, resp.Body.Message)
+			}
+			if !resp.Header.Flags.Contains(primitive.HeaderFlagTracing) || resp.Body.TracingId == nil || *resp.Body.TracingId != primitive.UUID(ts.ID) {
+				t.Fatalf("v%d %s: response tracing id %v, want %s", v, cql, resp.Body.TracingId, ts.ID)
+			}
+			return resp
+		}
+		checkRows(t, traced(2, "SELECT"), traced(2, "SELECT").Body.Message, 2)
+		if _, ok := traced(3, "ERR invalid").Body.Message.(*message.Invalid); !ok {
+			t.Errorf("v%d: traced error lost its message", v)
+		}
+		if f := traced(4, "USE ks"); v >= 4 && (len(f.Body.Warnings) != 1 || f.Body.Warnings[0] != "using ks") {
+			t.Errorf("v%d: traced response warnings %q", v, f.Body.Warnings)
+		}
+		f := c.query(5, "SELECT", nil)
+		h.mu.Lock()
+		ts := h.lastTrace
+		h.mu.Unlock()
+		if ts != nil || f.Header.Flags.Contains(primitive.HeaderFlagTracing) || f.Body.TracingId != nil {
+			t.Errorf("v%d: untraced request traced", v)
 		}
 	}
 }
