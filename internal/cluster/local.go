@@ -10,6 +10,7 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/tracing"
 )
 
 // Local is the coordinator of a single-node cluster: every command goes to
@@ -39,6 +40,7 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 	if cl == query.Serial || cl == query.LocalSerial {
 		return cqlerr.Invalidf("You must use conditional updates for serializable writes")
 	}
+	tracing.Trace(ctx, tracing.RequestThread, "Determining replicas for mutation")
 	if err := l.engine.Apply(ctx, t, updates...); err != nil {
 		if ce, ok := err.(*cqlerr.Error); ok {
 			return ce
@@ -53,6 +55,12 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
 	if cl == query.Any {
 		return nil, cqlerr.Invalidf("ANY ConsistencyLevel is only supported for writes")
+	}
+	if cmd.Key == nil && tracing.FromContext(ctx) != nil {
+		// One node owns the whole ring: one range request covers it.
+		tracing.Trace(ctx, tracing.RequestThread, "Computing ranges to query")
+		tracing.Trace(ctx, tracing.RequestThread, "Submitting range requests on 1 ranges with a concurrency of 1")
+		tracing.Trace(ctx, tracing.RequestThread, "Submitted 1 concurrent range requests")
 	}
 	parts, err := l.engine.Read(ctx, t, cmd)
 	if err != nil {

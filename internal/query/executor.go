@@ -159,7 +159,9 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 // parseAndCompile parses and compiles one statement, as
 // QueryProcessor.getStatement traces it.
 func (e *Executor) parseAndCompile(ctx context.Context, query, keyspace string) (*compiled, error) {
-	tracing.Tracef(ctx, tracing.RequestThread, "Parsing %s", query)
+	if ts := tracing.FromContext(ctx); ts != nil {
+		ts.Add(tracing.RequestThread, "Parsing "+query)
+	}
 	stmt, err := cql.Parse(query)
 	if err != nil {
 		return nil, err

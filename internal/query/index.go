@@ -10,6 +10,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -161,6 +162,9 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 	p := r.p
 	t := p.table
 	ip := p.index
+	if ts := tracing.FromContext(r.ctx); ts != nil && ps == nil {
+		ts.Add(tracing.ReadThread, "Executing read on "+t.Keyspace+"."+t.Name+" using index "+ip.ix.Name)
+	}
 	it := ip.ix.Table(t)
 	perPartition := ip.ix.PerPartition(t)
 	key, err := ip.indexKey(r.vals)

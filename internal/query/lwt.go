@@ -10,6 +10,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -328,6 +329,7 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		cks = [][][]byte{{}}
 	}
 	token := e.cfg.Partitioner.Token(key)
+	tracing.Trace(ctx, tracing.RequestThread, "Reading existing values for CAS precondition")
 	cur, err := e.readCurrent(ctx, t, key, token, dedupeClusterings(t, cks), nowSec)
 	if err != nil {
 		return nil, err
@@ -343,6 +345,8 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		}
 	}
 	if !applied {
+		tracing.Trace(ctx, tracing.RequestThread, "CAS precondition does not match current values")
+		tracing.Trace(ctx, tracing.RequestThread, "CAS did not apply")
 		// With static conditions only, CQL3CasRequest.readCommand reads
 		// the first live row of the partition (limit 1), which the
 		// failure result shows.
@@ -354,7 +358,9 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 		}
 		return casFailure(t, plans, targets, cur, first, batch)
 	}
-	// Apply every statement at one timestamp.
+	// Apply every statement at one timestamp. The partition lock stands
+	// for Paxos' ballot: the updates are applied, not proposed.
+	tracing.Trace(ctx, tracing.RequestThread, "CAS precondition is met; applying client-requested updates")
 	ts := e.timestamp()
 	byTable := []*mutation.PartitionUpdate{}
 	for i, p := range plans {
@@ -378,6 +384,7 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 			return nil, err
 		}
 	}
+	tracing.Trace(ctx, tracing.RequestThread, "CAS applied successfully")
 	return casResult(t, true, nil, nil), nil
 }
 

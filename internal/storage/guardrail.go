@@ -142,13 +142,19 @@ func (p *Pebble) guard(ctx context.Context, t *schema.Table, cmd *mutation.ReadC
 		cqlerr.Warn(ctx, msg)
 		return &cqlerr.Error{Code: cqlerr.ReadFailure, Message: msg, Consistency: 0x0001, Received: 0, BlockFor: 1}
 	}
-	if err == nil && p.opts.TombstoneWarnThreshold > 0 && info.TombstonesScanned > int64(p.opts.TombstoneWarnThreshold) {
+	if err == nil && p.overTombstoneWarn(info) {
 		cql := readCommandCQL(t, cmd)
 		p.opts.Logger.Warn(fmt.Sprintf("Read %d live rows and %d tombstone cells for query %.512s (see tombstone_warn_threshold)",
 			info.LiveRows, info.TombstonesScanned, cql))
 		cqlerr.Warn(ctx, tombstoneWarnMessage(info.TombstonesScanned, cql))
 	}
 	return err
+}
+
+// overTombstoneWarn reports whether a read went through more tombstones
+// than tombstone_warn_threshold.
+func (p *Pebble) overTombstoneWarn(info *ReadInfo) bool {
+	return p.opts.TombstoneWarnThreshold > 0 && info.TombstonesScanned > int64(p.opts.TombstoneWarnThreshold)
 }
 
 var plainIdentifier = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)

@@ -21,6 +21,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/wal"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/google/uuid"
 )
 
@@ -417,7 +418,15 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	if p.group != nil {
 		p.group.committing.Add(1)
 	}
+	// A commit writes the WAL (the commit log) and then the memtable.
+	ts := tracing.FromContext(ctx)
+	if ts != nil {
+		ts.Add(tracing.MutationThread, "Appending to commitlog")
+	}
 	err := b.Commit(p.wo)
+	if ts != nil && err == nil {
+		ts.Add(tracing.MutationThread, "Adding to "+t.Name+" memtable")
+	}
 	if p.group != nil {
 		p.group.committing.Add(-1)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -38,6 +39,14 @@ type ReadInfo struct {
 // ReadWithInfo is Read, also returning what the read scanned.
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
+	traced := tracing.FromContext(ctx) != nil
+	if traced {
+		if cmd.Key != nil {
+			tracing.Tracef(ctx, tracing.ReadThread, "Executing single-partition query on %s", t.Name)
+		} else {
+			tracing.Tracef(ctx, tracing.ReadThread, "Executing seq scan for %s", traceRange(cmd))
+		}
+	}
 	ts := p.stats.get(cmd.TableID)
 	var start time.Time
 	timed := ts.startRead()
@@ -51,7 +60,25 @@ func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutatio
 	for i := range ps {
 		info.LiveRows += int64(max(len(ps[i].Rows), 1))
 	}
-	return ps, info, p.guard(ctx, t, cmd, &info, err)
+	err = p.guard(ctx, t, cmd, &info, err)
+	if traced && err == nil {
+		suffix := ""
+		if p.overTombstoneWarn(&info) {
+			suffix = " (see tombstone_warn_threshold)"
+		}
+		tracing.Tracef(ctx, tracing.ReadThread, "Read %d live rows and %d tombstone cells%s", info.LiveRows, info.TombstonesScanned, suffix)
+	}
+	return ps, info, err
+}
+
+// traceRange renders the token range of a range read as Cassandra's
+// AbstractBounds.getString does: (start, end], the whole ring as
+// (min(-9223372036854775808), min(-9223372036854775808)].
+func traceRange(cmd *mutation.ReadCommand) string {
+	if cmd.StartToken == math.MinInt64 && cmd.EndToken == math.MaxInt64 {
+		return "(min(-9223372036854775808), min(-9223372036854775808)]"
+	}
+	return fmt.Sprintf("(%d, %d]", cmd.StartToken, cmd.EndToken)
 }
 
 func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand, info *ReadInfo, ts *tableStats) ([]mutation.Partition, error) {
@@ -90,7 +117,7 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		}
 		r.iterOpts = pebble.IterOptions{LowerBound: pp, UpperBound: upper}
 		if p.pc != nil {
-			handled, err := p.readCached(r, cmd, pp)
+			handled, err := p.readCached(ctx, r, cmd, pp)
 			if handled {
 				if err != nil || len(r.out) == 0 {
 					return nil, err
@@ -184,13 +211,15 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 // partition cache (pcache.go), filling it on a miss; handled is false when
 // the partition is too large to cache or being filled by another read (the
 // caller reads Pebble).
-func (p *Pebble) readCached(r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
+func (p *Pebble) readCached(ctx context.Context, r *pebbleReader, cmd *mutation.ReadCommand, pp []byte) (handled bool, err error) {
 	e, ok, ph := p.pc.lookup(pp)
 	switch {
 	case ok && !e.big:
 		p.pc.hits.Add(1)
+		tracing.Trace(ctx, tracing.ReadThread, "Row cache hit")
 	case ph != nil:
 		p.pc.misses.Add(1)
+		tracing.Trace(ctx, tracing.ReadThread, "Row cache miss")
 		if e, err = p.fillCached(r, pp, ph); err != nil {
 			return true, err
 		}

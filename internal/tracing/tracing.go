@@ -150,7 +150,8 @@ func Trace(ctx context.Context, thread, activity string) {
 }
 
 // Tracef is Trace with a formatted activity; it formats nothing when the
-// request is not traced.
+// request is not traced. Its arguments escape (they are ...any): on a
+// path every request takes, test FromContext first and call Add.
 func Tracef(ctx context.Context, thread, format string, args ...any) {
 	if s := FromContext(ctx); s != nil {
 		s.Add(thread, fmt.Sprintf(format, args...))

@@ -281,6 +281,19 @@ async function runConfig(cfg) {
       assert.deepStrictEqual(rs.rows.map(r => [r.id, r.v]), [[2, 'two']], 'prepared SELECT id, v FROM kv WHERE id = ?');
     });
 
+    await check(`${label} query trace`, async () => {
+      // traceQuery sets the tracing flag; metadata.getTrace reads
+      // system_traces until the session has its duration.
+      const rs = await client.execute('SELECT id, v FROM kv WHERE id = ?', [2], { prepare: true, traceQuery: true });
+      assert.ok(rs.info.traceId, 'no trace id in the response');
+      const trace = await client.metadata.getTrace(rs.info.traceId);
+      assert.strictEqual(trace.requestType, 'Execute CQL3 prepared query', 'trace request');
+      assert.strictEqual(trace.parameters.bound_var_0_id, '2', 'trace bound value');
+      assert.strictEqual(typeof trace.duration, 'number', 'trace duration');
+      assert.ok(trace.events.some(e => e.activity.startsWith('Read 1 live rows')),
+        `trace events ${JSON.stringify(trace.events.map(e => e.activity))}`);
+    });
+
     await check(`${label} invalid restriction rejected`, async () => {
       for (const prepare of [true, false]) {
         let err = null;

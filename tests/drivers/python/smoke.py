@@ -24,6 +24,7 @@ import sys
 import time
 import traceback
 import uuid
+import warnings
 
 try:
     from cassandra import InvalidRequest, ProtocolVersion
@@ -468,6 +469,31 @@ def run_config(proto, compression):
             session.execute("DELETE FROM kv WHERE id = 1")
             expect_equal(list(session.execute("SELECT id, v FROM kv WHERE id = 1")), [], "kv row 1 after DELETE")
         check("%s table without clustering columns" % label, no_clustering)
+
+        def get_trace(rs):
+            # The driver's own ResultSet indexing in get_query_trace warns.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return rs.get_query_trace(max_wait_sec=5)
+
+        def query_trace():
+            # ResultSet.get_query_trace reads system_traces as cqlsh's
+            # TRACING ON does; the trace is complete once it has a duration.
+            rs = session.execute("SELECT id, v FROM kv WHERE id = 2", trace=True)
+            trace = get_trace(rs)
+            expect_equal(trace.request_type, "Execute CQL3 query", "trace request")
+            assert trace.duration is not None and trace.started_at is not None, "incomplete trace %r" % (trace,)
+            expect_equal(str(trace.coordinator), HOST, "trace coordinator")
+            expect_equal(trace.parameters.get("query"), "SELECT id, v FROM kv WHERE id = 2", "trace query")
+            acts = [e.description for e in trace.events]
+            assert "Parsing SELECT id, v FROM kv WHERE id = 2" in acts, "trace events %r" % (acts,)
+            assert any(a.startswith("Read 1 live rows") for a in acts), "trace events %r" % (acts,)
+            ins = session.prepare("INSERT INTO kv (id, v) VALUES (?, ?)")
+            rs = session.execute(ins, (3, "three"), trace=True)
+            trace = get_trace(rs)
+            expect_equal(trace.request_type, "Execute CQL3 prepared query", "prepared trace request")
+            expect_equal(trace.parameters.get("bound_var_1_v"), "'three'", "prepared trace bound value")
+        check("%s query trace" % label, query_trace)
 
         def invalid_query():
             def assert_invalid(fn, what):

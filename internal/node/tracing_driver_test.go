@@ -1,0 +1,150 @@
+package node
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// idTracer records the tracing session ids gocql receives.
+type idTracer struct{ ids [][]byte }
+
+func (t *idTracer) Trace(id []byte) { t.ids = append(t.ids, append([]byte(nil), id...)) }
+
+// traceRows reads what system_traces holds for one session.
+func traceRows(t *testing.T, s *gocql.Session, id []byte) (sess map[string]any, activities []string) {
+	t.Helper()
+	sess = map[string]any{}
+	if err := s.Query("SELECT * FROM system_traces.sessions WHERE session_id = ?", gocql.UUID(id)).MapScan(sess); err != nil {
+		t.Fatalf("session %x: %v", id, err)
+	}
+	it := s.Query("SELECT activity, source_elapsed, thread FROM system_traces.events WHERE session_id = ?", gocql.UUID(id)).Iter()
+	var act, thread string
+	var elapsed, last int
+	for it.Scan(&act, &elapsed, &thread) {
+		if elapsed < last {
+			t.Errorf("event %q: source_elapsed %d before the previous event's %d", act, elapsed, last)
+		}
+		last = elapsed
+		activities = append(activities, act+" ["+thread+"]")
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return sess, activities
+}
+
+func hasActivity(acts []string, prefix string) bool {
+	for _, a := range acts {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTracingGocql traces requests through gocql: the response carries
+// the session id, and system_traces holds the session and its events
+// when the response arrives (gocql reads them once, right away).
+func TestTracingGocql(t *testing.T) {
+	_, s := driverNode(t, "CREATE TABLE ks.users (userid uuid PRIMARY KEY, firstname text, lastname text, age int)")
+	tr := &idTracer{}
+	uid := "550e8400-e29b-41d4-a716-446655440000"
+	if err := s.Query("INSERT INTO ks.users (userid, firstname, lastname, age) VALUES (" + uid + ", 'Frodo', 'Baggins', 32)").Trace(tr).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var first, last string
+	if err := s.Query("SELECT firstname, lastname FROM ks.users WHERE userid = ?", mustUUID(t, uid)).Trace(tr).Scan(&first, &last); err != nil {
+		t.Fatal(err)
+	}
+	if first != "Frodo" || last != "Baggins" {
+		t.Fatalf("read %q %q", first, last)
+	}
+	// gocql prepares both statements: PREPARE and EXECUTE are traced.
+	if len(tr.ids) != 4 {
+		t.Fatalf("got %d trace ids, want 4", len(tr.ids))
+	}
+	sess, acts := traceRows(t, s, tr.ids[0])
+	if sess["request"] != "Preparing CQL3 query" || !hasActivity(acts, "Parsing INSERT INTO ks.users ") || !hasActivity(acts, "Preparing statement [") {
+		t.Errorf("insert prepare: %v %q", sess, acts)
+	}
+	sess, acts = traceRows(t, s, tr.ids[1])
+	if sess["request"] != "Execute CQL3 prepared query" || sess["command"] != "QUERY" || sess["coordinator"] == nil || sess["client"] == nil {
+		t.Errorf("insert session: %v", sess)
+	}
+	params, _ := sess["parameters"].(map[string]string)
+	if !strings.HasPrefix(params["query"], "INSERT INTO ks.users") || params["consistency_level"] != "ONE" || params["serial_consistency_level"] != "SERIAL" {
+		t.Errorf("insert parameters: %v", params)
+	}
+	if d, _ := sess["duration"].(int); d <= 0 {
+		t.Errorf("insert duration: %v", sess["duration"])
+	}
+	if st, _ := sess["started_at"].(time.Time); time.Since(st) > time.Minute {
+		t.Errorf("insert started_at: %v", sess["started_at"])
+	}
+	for _, want := range []string{"Determining replicas for mutation [Native-Transport-Requests", "Appending to commitlog [MutationStage", "Adding to users memtable [MutationStage"} {
+		if !hasActivity(acts, want) || hasActivity(acts, "Parsing") {
+			t.Errorf("insert events: want %q, got %q", want, acts)
+		}
+	}
+	sess, acts = traceRows(t, s, tr.ids[3])
+	params, _ = sess["parameters"].(map[string]string)
+	if sess["request"] != "Execute CQL3 prepared query" || params["bound_var_0_userid"] != uid || params["page_size"] != "5000" {
+		t.Errorf("select session: %v", sess)
+	}
+	for _, want := range []string{"Executing single-partition query on users [ReadStage", "Read 1 live rows and 0 tombstone cells [ReadStage"} {
+		if !hasActivity(acts, want) {
+			t.Errorf("select events: want %q, got %q", want, acts)
+		}
+	}
+
+	// A range read; a query that is not traced leaves no session.
+	tr.ids = nil
+	if err := s.Query("SELECT * FROM ks.users").Trace(tr).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	_, acts = traceRows(t, s, tr.ids[len(tr.ids)-1])
+	for _, want := range []string{"Computing ranges to query", "Executing seq scan for (min(-9223372036854775808), min(-9223372036854775808)]", "Read 1 live rows"} {
+		if !hasActivity(acts, want) {
+			t.Errorf("range read events: want %q, got %q", want, acts)
+		}
+	}
+	var n int
+	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&n); err != nil || n != 6 {
+		t.Errorf("system_traces.sessions holds %d sessions (%v), want 6", n, err)
+	}
+
+	// An error response carries the session id too.
+	tr.ids = nil
+	if err := s.Query("SELECT * FROM ks.nosuch").Trace(tr).Exec(); err == nil {
+		t.Fatal("query of a missing table succeeded")
+	}
+	if len(tr.ids) != 1 {
+		t.Fatalf("error response: got %d trace ids, want 1", len(tr.ids))
+	}
+
+	// gocql's own trace writer reads the trace back. The rows expire
+	// after trace_type_query_ttl.
+	var ttl int
+	if err := s.Query("SELECT ttl(duration) FROM system_traces.sessions WHERE session_id = ?", gocql.UUID(tr.ids[0])).Scan(&ttl); err != nil || ttl <= 86000 || ttl > 86400 {
+		t.Errorf("trace TTL %d (%v), want a day", ttl, err)
+	}
+	var out strings.Builder
+	if err := s.Query("SELECT * FROM ks.users").Trace(gocql.NewTraceWriter(s, &out)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Tracing session") || !strings.Contains(out.String(), "Executing seq scan for") {
+		t.Errorf("trace writer output:\n%s", out.String())
+	}
+}
+
+func mustUUID(t *testing.T, s string) gocql.UUID {
+	t.Helper()
+	u, err := gocql.ParseUUID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
