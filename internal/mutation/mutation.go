@@ -241,3 +241,13 @@ type Partition struct {
 	Static *Row // nil when the table has no statics or none are live
 	Rows   []Row
 }
+
+// LiveRows counts the rows a read returned as Cassandra's read metrics
+// do: a partition returned with only its static row counts as one.
+func LiveRows(ps []Partition) int64 {
+	var n int64
+	for i := range ps {
+		n += int64(max(len(ps[i].Rows), 1))
+	}
+	return n
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/tracing"
 )
 
 // reader runs the reads of one SELECT page.
@@ -29,8 +30,17 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 	cmd.TableID = r.p.table.ID
 	cmd.NowSec = r.nowSec
 	cmd.Reversed = r.p.reversed
-	if r.p.table.Virtual {
-		return r.e.virtualRead(r.p.table, cmd)
+	if t := r.p.table; t.Virtual {
+		if cmd.Key != nil {
+			tracing.ReadPartition(r.ctx, t.Name)
+		} else {
+			tracing.ReadRange(r.ctx, cmd.StartToken, cmd.EndToken)
+		}
+		ps, err := r.e.virtualRead(t, cmd)
+		if err == nil {
+			tracing.ReadDone(r.ctx, mutation.LiveRows(ps), 0, false)
+		}
+		return ps, err
 	}
 	parts, err := r.e.cfg.Coordinator.Read(r.ctx, r.p.table, r.cl, cmd)
 	return dropShadowed(r.p.table, parts), err

@@ -39,13 +39,10 @@ type ReadInfo struct {
 // ReadWithInfo is Read, also returning what the read scanned.
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
-	traced := tracing.FromContext(ctx) != nil
-	if traced {
-		if cmd.Key != nil {
-			tracing.Tracef(ctx, tracing.ReadThread, "Executing single-partition query on %s", t.Name)
-		} else {
-			tracing.Tracef(ctx, tracing.ReadThread, "Executing seq scan for %s", traceRange(cmd))
-		}
+	if cmd.Key != nil {
+		tracing.ReadPartition(ctx, t.Name)
+	} else {
+		tracing.ReadRange(ctx, cmd.StartToken, cmd.EndToken)
 	}
 	ts := p.stats.get(cmd.TableID)
 	var start time.Time
@@ -57,28 +54,12 @@ func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutatio
 	if timed {
 		ts.recordReadLatency(time.Since(start))
 	}
-	for i := range ps {
-		info.LiveRows += int64(max(len(ps[i].Rows), 1))
-	}
+	info.LiveRows = mutation.LiveRows(ps)
 	err = p.guard(ctx, t, cmd, &info, err)
-	if traced && err == nil {
-		suffix := ""
-		if p.overTombstoneWarn(&info) {
-			suffix = " (see tombstone_warn_threshold)"
-		}
-		tracing.Tracef(ctx, tracing.ReadThread, "Read %d live rows and %d tombstone cells%s", info.LiveRows, info.TombstonesScanned, suffix)
+	if err == nil {
+		tracing.ReadDone(ctx, info.LiveRows, info.TombstonesScanned, p.overTombstoneWarn(&info))
 	}
 	return ps, info, err
-}
-
-// traceRange renders the token range of a range read as Cassandra's
-// AbstractBounds.getString does: (start, end], the whole ring as
-// (min(-9223372036854775808), min(-9223372036854775808)].
-func traceRange(cmd *mutation.ReadCommand) string {
-	if cmd.StartToken == math.MinInt64 && cmd.EndToken == math.MaxInt64 {
-		return "(min(-9223372036854775808), min(-9223372036854775808)]"
-	}
-	return fmt.Sprintf("(%d, %d]", cmd.StartToken, cmd.EndToken)
 }
 
 func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand, info *ReadInfo, ts *tableStats) ([]mutation.Partition, error) {

@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -155,5 +156,41 @@ func Trace(ctx context.Context, thread, activity string) {
 func Tracef(ctx context.Context, thread, format string, args ...any) {
 	if s := FromContext(ctx); s != nil {
 		s.Add(thread, fmt.Sprintf(format, args...))
+	}
+}
+
+// The events of a read, with the texts of Cassandra's
+// SinglePartitionReadCommand, PartitionRangeReadCommand and ReadCommand;
+// the storage engine and the query layer's system tables both read.
+
+// ReadPartition traces the start of a single-partition read of table.
+func ReadPartition(ctx context.Context, table string) {
+	if s := FromContext(ctx); s != nil {
+		s.Add(ReadThread, "Executing single-partition query on "+table)
+	}
+}
+
+// ReadRange traces the start of a read of the token range (start, end].
+// cqld cannot count a table's sstables, so Cassandra's "across N
+// sstables" is left out.
+func ReadRange(ctx context.Context, start, end int64) {
+	if s := FromContext(ctx); s != nil {
+		r := fmt.Sprintf("(%d, %d]", start, end)
+		if start == math.MinInt64 && end == math.MaxInt64 {
+			r = "(min(-9223372036854775808), min(-9223372036854775808)]" // the whole ring
+		}
+		s.Add(ReadThread, "Executing seq scan for "+r)
+	}
+}
+
+// ReadDone traces what a read returned and went through; overWarn marks
+// a read past tombstone_warn_threshold.
+func ReadDone(ctx context.Context, liveRows, tombstones int64, overWarn bool) {
+	if s := FromContext(ctx); s != nil {
+		suffix := ""
+		if overWarn {
+			suffix = " (see tombstone_warn_threshold)"
+		}
+		s.Add(ReadThread, fmt.Sprintf("Read %d live rows and %d tombstone cells%s", liveRows, tombstones, suffix))
 	}
 }
