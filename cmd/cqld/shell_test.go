@@ -130,6 +130,9 @@ SELECT * FROM nope;
 selec x;
 DESCRIBE TABLES
 DESC TYPE addr;
+TRACING
+TRACING OFF
+TRACING OFF
 COPY all_types TO '` + tmp + `/all.csv' WITH HEADER = true;
 CREATE TABLE copy_of (
   id int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, d decimal, db double,
@@ -215,6 +218,45 @@ SOURCE '` + tmp + `/missing.cql'
 	_, errOut, code = runShellCmd(t, "", "-e", "SELECT 1", host, "1")
 	if code != 1 || !strings.HasPrefix(errOut, "Connection error: ") {
 		t.Errorf("bad port: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestShellTracing is dtest cql_tracing_test's trace(): TRACING ON prints
+// each statement's trace after its result, ending with "Request
+// complete"; SHOW SESSION prints one again by id.
+func TestShellTracing(t *testing.T) {
+	host, port := startShellNode(t)
+	setup := "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n" +
+		"CREATE TABLE ks.users (userid uuid PRIMARY KEY, firstname text, lastname text, age int);\n"
+	if _, errOut, code := runShellCmd(t, setup, host, port); code != 0 {
+		t.Fatalf("setup: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := runShellCmd(t, "TRACING ON\nSELECT * FROM system.peers;\n", host, port)
+	if code != 0 || errOut != "" || !strings.Contains(out, "Now Tracing is enabled") ||
+		!strings.Contains(out, "Tracing session: ") || !strings.Contains(out, "Request complete ") {
+		t.Errorf("traced select: exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	out, errOut, code = runShellCmd(t, "CONSISTENCY ALL\nTRACING ON\n"+
+		"INSERT INTO ks.users (userid, firstname, lastname, age) VALUES (550e8400-e29b-41d4-a716-446655440000, 'Frodo', 'Baggins', 32);\n"+
+		"SELECT firstname, lastname FROM ks.users WHERE userid = 550e8400-e29b-41d4-a716-446655440000;\n", host, port)
+	for _, want := range []string{"Tracing session: ", " 127.0.0.1 ", "Parsing INSERT INTO ks.users ", "Request complete ", " Frodo |  Baggins",
+		"activity", "source_elapsed", "Execute CQL3 prepared query |", "Adding to users memtable [MutationStage-1] |", "Read 1 live rows and 0 tombstone cells [ReadStage-1] |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("traced insert and select: no %q in:\n%s", want, out)
+		}
+	}
+	if code != 0 || errOut != "" {
+		t.Errorf("traced insert and select: exit %d, stderr %q", code, errOut)
+	}
+	i := strings.Index(out, "Tracing session: ")
+	id := strings.TrimSpace(strings.SplitN(out[i+len("Tracing session: "):], "\n", 2)[0])
+	out, errOut, code = runShellCmd(t, "", "-e", "SHOW SESSION "+id, host, port)
+	if code != 0 || errOut != "" || !strings.Contains(out, "Tracing session: "+id) || !strings.Contains(out, "Parsing INSERT INTO ks.users ") {
+		t.Errorf("SHOW SESSION: exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	_, errOut, _ = runShellCmd(t, "", "-e", "SHOW SESSION 4f2d1f10-e86b-11f1-8b5d-b5a3f63b4b1e", host, port)
+	if !strings.Contains(errOut, "Session 4f2d1f10-e86b-11f1-8b5d-b5a3f63b4b1e wasn't found.") {
+		t.Errorf("SHOW SESSION of an unknown id: stderr %q", errOut)
 	}
 }
 

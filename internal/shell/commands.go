@@ -43,7 +43,7 @@ func (s *Shell) doDescribe(stmt, args string) {
 	what := strings.ToLower(firstWord(args))
 	var rows []describeRow
 	var colTypes map[string]*types.Type
-	warnings, err := s.run(stmt, gocql.LocalOne, s.effectivePageSize(), func(r *result, first, last bool) bool {
+	warnings, err := s.run(stmt, gocql.LocalOne, s.effectivePageSize(), nil, func(r *result, first, last bool) bool {
 		if colTypes == nil {
 			colTypes = map[string]*types.Type{}
 			for i, c := range r.cols {
@@ -292,11 +292,7 @@ func (s *Shell) doExpand(args string) {
 }
 
 func (s *Shell) doTracing(args string) {
-	if strings.EqualFold(args, "ON") {
-		s.printerr("Tracing is not supported by cqld.")
-		return
-	}
-	s.onOff("TRACING", "Tracing", false, args)
+	s.tracing = s.onOff("TRACING", "Tracing", s.tracing, args)
 }
 
 func (s *Shell) doSource(args string) {
@@ -360,7 +356,12 @@ func (s *Shell) doShow(args string) {
 	case "host":
 		s.showHost()
 	case "session":
-		s.printerr("Tracing is not supported by cqld.")
+		id, err := gocql.ParseUUID(strings.TrimSpace(args[len("session"):]))
+		if err != nil {
+			s.printerr("Improper SHOW command.")
+			return
+		}
+		s.showSession(id, false)
 	case "replicas":
 		s.println("['" + s.opts.Host + "']")
 	default:
@@ -382,9 +383,9 @@ var helpTopics = map[string]string{
 	"LOGIN":       "LOGIN <username> ['<password>']\n\n  Changes login information without restarting.",
 	"PAGING":      "PAGING [ON | OFF | <page size>]\n\n  Enables or disables query paging, or sets the page size (default 100).",
 	"SERIAL":      "SERIAL CONSISTENCY [SERIAL | LOCAL_SERIAL]\n\n  Shows or sets the serial consistency level of conditional updates.",
-	"SHOW":        "SHOW VERSION | SHOW HOST\n\n  Shows the versions in use, or where cqlsh is connected.",
+	"SHOW":        "SHOW VERSION | SHOW HOST | SHOW SESSION <session id>\n\n  Shows the versions in use, where cqlsh is connected, or a tracing session.",
 	"SOURCE":      "SOURCE '<file>'\n\n  Executes the CQL statements of a file.",
-	"TRACING":     "TRACING [ON | OFF]\n\n  Request tracing is not supported by cqld.",
+	"TRACING":     "TRACING [ON | OFF]\n\n  Enables or disables request tracing: each statement's trace is printed after its result.",
 }
 
 func (s *Shell) doHelp(args string) {

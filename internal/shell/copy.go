@@ -404,7 +404,7 @@ func (s *Shell) copyTo(c *copyCmd, d csvDialect) {
 	}
 	stmt := "SELECT " + strings.Join(quoted, ", ") + " FROM " + cql.MaybeQuote(c.ks) + "." + cql.MaybeQuote(c.table)
 	n := 0
-	_, err := s.run(stmt, s.consistency, pageSize, func(r *result, first, last bool) bool {
+	_, err := s.run(stmt, s.consistency, pageSize, nil, func(r *result, first, last bool) bool {
 		for _, row := range r.rows {
 			if maxRows >= 0 && n >= maxRows {
 				return false

@@ -16,12 +16,20 @@
 //	table.go     table layout (headers left-, values right-justified) and
 //	             EXPAND ON's vertical "@ Row N" blocks
 //	errors.go    server errors rendered as the Python driver's exceptions
+//	trace.go     TRACING ON's and SHOW SESSION's trace tables
 //
 // Values are read raw from the driver (an Unmarshaler capturing the
 // serialized bytes) and formatted from the result metadata's types, so
 // every CQL type prints exactly as cqlsh prints it, independent of the
 // driver's Go mappings. Known limits: a tuple column whose components are
 // all null prints as null (the driver splits tuples before the shell sees
-// them); no tab completion or history file; TRACING is refused (cqld does
-// not trace).
+// them); no tab completion or history file.
+//
+// TRACING ON requests every statement's pages with tracing and prints
+// each trace after the result as cqlsh's print_trace does (trace.go),
+// reading system_traces at the shell's consistency level; SHOW SESSION
+// prints one by id. The driver prepares SELECT, INSERT, UPDATE, DELETE
+// and BATCH statements where cqlsh sends them as they are, so the first
+// run of such a statement shows two traces: its PREPARE ("Preparing CQL3
+// query", with the parsing) and its EXECUTE.
 package shell

@@ -74,6 +74,7 @@ type Shell struct {
 	paging      bool
 	pageSize    int
 	expand      bool
+	tracing     bool
 	format      FormatOptions
 	color       bool
 	kinds       map[string]map[string]string // ks.table -> column -> kind
@@ -672,13 +673,17 @@ func (s *Shell) watchInterrupts(sigs <-chan os.Signal) {
 
 // run executes a statement and calls onPage for each page (the first
 // one even when empty). It returns the warnings and the first error.
-func (s *Shell) run(stmt string, cl gocql.Consistency, pageSize int, onPage func(r *result, first, last bool) bool) ([]string, error) {
+// With a tracer, every page is requested with tracing.
+func (s *Shell) run(stmt string, cl gocql.Consistency, pageSize int, tracer gocql.Tracer, onPage func(r *result, first, last bool) bool) ([]string, error) {
 	var state []byte
 	var warnings []string
 	first := true
 	for {
 		ctx, cancel := s.ctx()
 		q := s.sess.Query(stmt).WithContext(ctx).Consistency(cl).SerialConsistency(s.serial).PageSize(pageSize).PageState(state)
+		if tracer != nil {
+			q = q.Trace(tracer)
+		}
 		iter := q.Iter()
 		res := readPage(iter)
 		if first {
@@ -728,7 +733,12 @@ func (s *Shell) perform(stmt string) bool {
 	total := 0
 	printed := false
 	var names []cell
-	warnings, err := s.run(stmt, s.consistency, s.effectivePageSize(), func(r *result, first, last bool) bool {
+	var tracer gocql.Tracer
+	traces := &traceIDs{}
+	if s.tracing {
+		tracer = traces
+	}
+	warnings, err := s.run(stmt, s.consistency, s.effectivePageSize(), tracer, func(r *result, first, last bool) bool {
 		if first {
 			names = make([]cell, len(r.cols))
 			for i, c := range r.cols {
@@ -778,6 +788,9 @@ func (s *Shell) perform(stmt string) bool {
 		s.writeresult(fmt.Sprintf("(%d rows)", total))
 	}
 	s.printWarnings(warnings)
+	if s.tracing {
+		s.printStatementTraces(traces.list())
+	}
 	return true
 }
 

@@ -1,0 +1,205 @@
+package shell
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/cqld/cqld/internal/types"
+)
+
+// maxTraceWait is cqlsh's DEFAULT_MAX_TRACE_WAIT: how long TRACING ON
+// waits for a statement's trace to be complete.
+const maxTraceWait = 10 * time.Second
+
+// showSessionWait is QueryTrace.populate's default wait (SHOW SESSION).
+const showSessionWait = 2 * time.Second
+
+// traceIDs is a gocql Tracer that keeps the tracing session ids of a
+// statement's requests (one per page).
+type traceIDs struct {
+	mu  sync.Mutex
+	ids []gocql.UUID
+}
+
+func (t *traceIDs) Trace(id []byte) {
+	var u gocql.UUID
+	copy(u[:], id)
+	t.mu.Lock()
+	t.ids = append(t.ids, u)
+	t.mu.Unlock()
+}
+
+func (t *traceIDs) list() []gocql.UUID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]gocql.UUID(nil), t.ids...)
+}
+
+// queryTrace is a tracing session as the Python driver's QueryTrace reads
+// it from system_traces.
+type queryTrace struct {
+	id          gocql.UUID
+	request     string
+	coordinator string
+	client      string
+	startedAt   time.Time
+	duration    *int // microseconds; nil while the request runs
+	events      []traceEvent
+}
+
+type traceEvent struct {
+	activity, source, thread string
+	at                       time.Time
+	elapsed                  *int
+}
+
+// fetchTrace reads a session as QueryTrace.populate does: the session row
+// until it is complete (a duration and a start) or wait has passed, then
+// the events. complete is false when the wait ran out; found is false
+// when there is no session row at all.
+func (s *Shell) fetchTrace(id gocql.UUID, wait time.Duration, waitComplete bool) (tr *queryTrace, found, complete bool, err error) {
+	tr = &queryTrace{id: id}
+	deadline := time.Now().Add(wait)
+	sleep := 3 * time.Millisecond
+	for {
+		var started time.Time
+		var duration *int
+		var coordinator, client string
+		found = false
+		iter := s.sess.Query("SELECT request, coordinator, client, started_at, duration FROM system_traces.sessions WHERE session_id = ?", id).
+			Consistency(s.consistency).Iter()
+		if iter.Scan(&tr.request, &coordinator, &client, &started, &duration) {
+			found = true
+		}
+		if err := iter.Close(); err != nil {
+			return nil, false, false, err
+		}
+		complete = found && duration != nil && !started.IsZero()
+		if found && (complete || !waitComplete) || time.Now().Add(sleep).After(deadline) {
+			tr.coordinator, tr.client, tr.startedAt, tr.duration = coordinator, client, started, duration
+			break
+		}
+		time.Sleep(sleep)
+		sleep *= 2
+	}
+	if !found {
+		return tr, false, false, nil
+	}
+	iter := s.sess.Query("SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?", id).
+		Consistency(s.consistency).Iter()
+	var ev traceEvent
+	var eid gocql.UUID
+	for iter.Scan(&eid, &ev.activity, &ev.source, &ev.elapsed, &ev.thread) {
+		ev.at = eid.Time()
+		tr.events = append(tr.events, ev)
+		ev = traceEvent{}
+	}
+	return tr, true, complete, iter.Close()
+}
+
+// printStatementTraces prints the traces of a statement's requests after
+// its result, as cqlsh's perform_statement does with TRACING ON.
+func (s *Shell) printStatementTraces(ids []gocql.UUID) {
+	for _, id := range ids {
+		tr, found, complete, err := s.fetchTrace(id, maxTraceWait, true)
+		switch {
+		case err != nil:
+			s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
+			return
+		case !found || !complete:
+			msg := fmt.Sprintf("Statement trace did not complete within %d seconds; trace data may be incomplete.", int(maxTraceWait/time.Second))
+			if s.color {
+				msg = ansiRed + msg + ansiReset
+			}
+			s.writeresult(msg)
+			for _, id := range ids {
+				s.showSession(id, true)
+			}
+			return
+		}
+		s.printTrace(tr)
+	}
+}
+
+// showSession is SHOW SESSION <id>: the trace as it is now when partial,
+// else once complete (waiting QueryTrace.populate's two seconds).
+func (s *Shell) showSession(id gocql.UUID, partial bool) {
+	tr, found, complete, err := s.fetchTrace(id, showSessionWait, !partial)
+	if err != nil {
+		s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
+		return
+	}
+	if !found || !partial && !complete {
+		s.printerr(fmt.Sprintf("Session %s wasn't found.", id))
+		return
+	}
+	s.printTrace(tr)
+}
+
+// printTrace is cqlsh's print_trace: the session's request, its events as
+// "<activity> [<thread>]", and "Request complete" once it has a duration,
+// with times in local time as Python's str(datetime) prints them.
+func (s *Shell) printTrace(tr *queryTrace) {
+	if len(tr.events) == 0 {
+		s.printerr(fmt.Sprintf("No rows for session %s found.", tr.id))
+		return
+	}
+	text := func(v string) cell { return newCell(s.formatTraceValue(types.TextType, []byte(v))) }
+	num := func(n *int) cell {
+		if n == nil {
+			return s.nullCell()
+		}
+		return newCell(s.formatTraceValue(types.IntType, types.EncodeInt(int32(*n))))
+	}
+	zero := 0
+	rows := [][]cell{{text(tr.request), text(pyDatetime(tr.startedAt)), text(tr.coordinator), num(&zero), text(tr.client)}}
+	for _, ev := range tr.events {
+		rows = append(rows, []cell{text(ev.activity + " [" + ev.thread + "]"), text(pyDatetime(ev.at)), text(ev.source), num(ev.elapsed), text(tr.client)})
+	}
+	if tr.duration != nil {
+		done := tr.startedAt.Add(time.Duration(*tr.duration) * time.Microsecond)
+		rows = append(rows, []cell{text("Request complete"), text(pyDatetime(done)), text(tr.coordinator), num(tr.duration), text(tr.client)})
+	}
+	names := []string{"activity", "timestamp", "source", "source_elapsed", "client"}
+	header := make([]cell, len(names))
+	for i, n := range names {
+		header[i] = newCell(n)
+		if s.color {
+			header[i].text = ansiMagenta + n + ansiReset
+		}
+	}
+	s.writeresult("")
+	id := tr.id.String()
+	if s.color {
+		s.writeresult(ansiMagenta + "Tracing session: " + ansiReset + id)
+	} else {
+		s.writeresult("Tracing session: " + id)
+	}
+	s.writeresult("")
+	writeTable(s.out, header, rows, true, s.tty)
+	s.writeresult("")
+}
+
+func (s *Shell) formatTraceValue(t *types.Type, v []byte) string {
+	o := s.format
+	o.Color = s.color
+	return FormatValue(t, v, o)
+}
+
+func (s *Shell) nullCell() cell {
+	return newCell(s.formatTraceValue(types.IntType, nil))
+}
+
+// pyDatetime formats t in local time as Python's str(datetime) does: the
+// microseconds only when there are some.
+func pyDatetime(t time.Time) string {
+	t = t.Local()
+	out := t.Format("2006-01-02 15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		out += "." + fmt.Sprintf("%06d", us)
+	}
+	return out
+}
