@@ -77,6 +77,11 @@ type HistogramRow struct {
 	CellCount     int64   `json:"cell_count"`
 }
 
+// TraceProbability is GET and POST /nodetool/v1/traceprobability.
+type TraceProbability struct {
+	Probability float64 `json:"probability"`
+}
+
 type errorBody struct {
 	Error string `json:"error"`
 }

@@ -77,6 +77,20 @@ func tableQuery(keyspace string, tables []string) url.Values {
 	return q
 }
 
+// TraceProbability returns the probability of tracing a request that did
+// not ask for it.
+func (c *Client) TraceProbability(ctx context.Context) (float64, error) {
+	var tp TraceProbability
+	err := c.call(ctx, http.MethodGet, "traceprobability", nil, &tp)
+	return tp.Probability, err
+}
+
+// SetTraceProbability sets the probability of tracing a request that did
+// not ask for it.
+func (c *Client) SetTraceProbability(ctx context.Context, p float64) error {
+	return c.call(ctx, http.MethodPost, "traceprobability", url.Values{"probability": {strconv.FormatFloat(p, 'g', -1, 64)}}, nil)
+}
+
 // Info returns the node's information.
 func (c *Client) Info(ctx context.Context) (*Info, error) {
 	var i Info

@@ -22,16 +22,18 @@ const DefaultPort = 7199
 const usage = `usage: nodetool [(-h <host> | --host <host>)] [(-p <port> | --port <port>)] <command> [<args>]
 
 The most commonly used nodetool commands are:
-    compact          Force a (major) compaction on one or more tables
-    drain            Drain the node (stop accepting writes and flush all tables)
-    flush            Flush one or more tables
-    garbagecollect   Remove deleted data from one or more tables
-    help             Display help information
-    info             Print node information (uptime, load, ...)
-    status           Print cluster information (state, load, IDs, ...)
-    tablehistograms  Print statistic histograms for a given table
-    tablestats       Print statistics on tables
-    version          Print cassandra version
+    compact              Force a (major) compaction on one or more tables
+    drain                Drain the node (stop accepting writes and flush all tables)
+    flush                Flush one or more tables
+    garbagecollect       Remove deleted data from one or more tables
+    gettraceprobability  Print the current trace probability value
+    help                 Display help information
+    info                 Print node information (uptime, load, ...)
+    settraceprobability  Sets the probability for tracing any given request to value. 0 disables, 1 enables for all requests, 0 is the default
+    status               Print cluster information (state, load, IDs, ...)
+    tablehistograms      Print statistic histograms for a given table
+    tablestats           Print statistics on tables
+    version              Print cassandra version
 
 See 'nodetool help <command>' for more information on a specific command.
 `
@@ -145,6 +147,31 @@ func nodetool(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		return c.Drain(ctx)
+	case "gettraceprobability":
+		if err := noArgs(cmd, args); err != nil {
+			return err
+		}
+		p, err := c.TraceProbability(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "Current trace probability: %s\n", types.JavaDouble(p, 64))
+		return err
+	case "settraceprobability":
+		if len(args) == 0 {
+			return errUsage{"Required parameters are missing: trace_probability"}
+		}
+		if len(args) > 1 {
+			return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(args[1:], ", "))}
+		}
+		p, err := strconv.ParseFloat(args[0], 64)
+		if err != nil {
+			return errUsage{fmt.Sprintf("trace_probability: can not convert %q to a Double", args[0])}
+		}
+		if !(p >= 0 && p <= 1) {
+			return errors.New("Trace probability must be between 0 and 1")
+		}
+		return c.SetTraceProbability(ctx, p)
 	case "tablestats", "cfstats":
 		return tablestats(ctx, c, args, out)
 	case "tablehistograms", "cfhistograms":

@@ -126,8 +126,25 @@ func TestNodetool(t *testing.T) {
 	out, _ = run(t, opts, false, "tablestats", "ks.t")
 	wantLines(t, out, `^\t\tNumber of partitions \(estimate\): 9$`, `^\t\tDroppable tombstone ratio: 0\.00000$`)
 
+	// settraceprobability/gettraceprobability (Java's Double.toString).
+	out, _ = run(t, opts, false, "gettraceprobability")
+	wantLines(t, out, `^Current trace probability: 0\.0$`)
+	run(t, opts, false, "settraceprobability", "0.0001")
+	out, _ = run(t, opts, false, "gettraceprobability")
+	wantLines(t, out, `^Current trace probability: 1\.0E-4$`)
+	if p := n.TraceProbability(); p != 0.0001 {
+		t.Errorf("trace probability %v after settraceprobability 0.0001", p)
+	}
+	_, errOut := run(t, opts, true, "settraceprobability", "1.1")
+	wantLines(t, errOut, `^nodetool: Trace probability must be between 0 and 1$`)
+	_, errOut = run(t, opts, true, "settraceprobability", "adadad")
+	wantLines(t, errOut, `^nodetool: trace_probability: can not convert "adadad" to a Double$`)
+	_, errOut = run(t, opts, true, "settraceprobability")
+	wantLines(t, errOut, `^nodetool: Required parameters are missing: trace_probability$`)
+	run(t, opts, false, "settraceprobability", "0")
+
 	// Errors, as nodetool reports them.
-	_, errOut := run(t, opts, true, "flush", "nosuch")
+	_, errOut = run(t, opts, true, "flush", "nosuch")
 	wantLines(t, errOut, `^nodetool: Keyspace \[nosuch\] does not exist\.$`)
 	_, errOut = run(t, opts, true, "tablestats", "ks.nosuch")
 	wantLines(t, errOut, `^nodetool: Unknown keyspace/cf pair \(ks\.nosuch\)$`)

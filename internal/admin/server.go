@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/cqld/cqld/internal/node"
@@ -28,6 +29,23 @@ func Register(n *node.Node) {
 	n.HandleAdmin("POST "+apiPrefix+"compact", s.handle(s.compact))
 	n.HandleAdmin("POST "+apiPrefix+"garbagecollect", s.handle(s.garbagecollect))
 	n.HandleAdmin("POST "+apiPrefix+"drain", s.handle(s.drain))
+	n.HandleAdmin("GET "+apiPrefix+"traceprobability", s.handle(s.getTraceProbability))
+	n.HandleAdmin("POST "+apiPrefix+"traceprobability", s.handle(s.setTraceProbability))
+}
+
+func (s *server) getTraceProbability(*http.Request) (any, error) {
+	return &TraceProbability{Probability: s.n.TraceProbability()}, nil
+}
+
+// setTraceProbability takes the probability as the query parameter
+// probability, between 0 and 1.
+func (s *server) setTraceProbability(r *http.Request) (any, error) {
+	p, err := strconv.ParseFloat(r.URL.Query().Get("probability"), 64)
+	if err != nil || !(p >= 0 && p <= 1) {
+		return nil, badRequest("Trace probability must be between 0 and 1")
+	}
+	s.n.SetTraceProbability(p)
+	return nil, nil
 }
 
 type server struct{ n *node.Node }

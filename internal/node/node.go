@@ -320,6 +320,23 @@ func (n *Node) Config() Config { return n.cfg }
 // StartTime returns when the node was started.
 func (n *Node) StartTime() time.Time { return n.started }
 
+// SetTraceProbability sets the probability of tracing a request that did
+// not ask for it (nodetool settraceprobability).
+func (n *Node) SetTraceProbability(p float64) {
+	if n.server != nil {
+		n.server.SetTraceProbability(p)
+	}
+}
+
+// TraceProbability returns the probability of tracing a request that did
+// not ask for it (nodetool gettraceprobability).
+func (n *Node) TraceProbability() float64 {
+	if n.server == nil {
+		return 0
+	}
+	return n.server.TraceProbability()
+}
+
 // Drained reports whether Drain was called.
 func (n *Node) Drained() bool { return n.drained.Load() }
 

@@ -49,7 +49,7 @@ func hasActivity(acts []string, prefix string) bool {
 // the session id, and system_traces holds the session and its events
 // when the response arrives (gocql reads them once, right away).
 func TestTracingGocql(t *testing.T) {
-	_, s := driverNode(t, "CREATE TABLE ks.users (userid uuid PRIMARY KEY, firstname text, lastname text, age int)")
+	n, s := driverNode(t, "CREATE TABLE ks.users (userid uuid PRIMARY KEY, firstname text, lastname text, age int)")
 	tr := &idTracer{}
 	uid := "550e8400-e29b-41d4-a716-446655440000"
 	if err := s.Query("INSERT INTO ks.users (userid, firstname, lastname, age) VALUES (" + uid + ", 'Frodo', 'Baggins', 32)").Trace(tr).Exec(); err != nil {
@@ -111,9 +111,9 @@ func TestTracingGocql(t *testing.T) {
 			t.Errorf("range read events: want %q, got %q", want, acts)
 		}
 	}
-	var n int
-	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&n); err != nil || n != 6 {
-		t.Errorf("system_traces.sessions holds %d sessions (%v), want 6", n, err)
+	var count int
+	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&count); err != nil || count != 6 {
+		t.Errorf("system_traces.sessions holds %d sessions (%v), want 6", count, err)
 	}
 
 	// An error response carries the session id too.
@@ -123,6 +123,25 @@ func TestTracingGocql(t *testing.T) {
 	}
 	if len(tr.ids) != 1 {
 		t.Fatalf("error response: got %d trace ids, want 1", len(tr.ids))
+	}
+
+	// nodetool settraceprobability 1: a request that did not ask is
+	// traced too.
+	var before, after int
+	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	n.SetTraceProbability(1)
+	if err := s.Query("SELECT * FROM ks.users WHERE userid = ?", mustUUID(t, uid)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	n.SetTraceProbability(0)
+	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	// The SELECT's PREPARE and EXECUTE.
+	if after != before+2 {
+		t.Errorf("sampled requests: %d sessions before, %d after", before, after)
 	}
 
 	// gocql's own trace writer reads the trace back. The rows expire

@@ -494,15 +494,17 @@ func (c *conn) handleRequest(req *request) {
 	h := c.srv.h
 	sess := c.session()
 	ctx := c.ctx
-	traced := req.hdr.flags&flagTracing != 0
 	// startTrace is called once the body decoded: a malformed request
 	// gets no tracing session, as in Cassandra, where decoding comes
-	// first.
+	// first. A request traced by probability gets no id in its response.
 	startTrace := func() {
-		if traced {
+		requested := req.hdr.flags&flagTracing != 0
+		if requested || c.srv.sampleTrace() {
 			ts := tracing.New(c.clientIP())
 			ctx = tracing.NewContext(ctx, ts)
-			r.trace = ts.ID[:]
+			if requested {
+				r.trace = ts.ID[:]
+			}
 		}
 	}
 	switch req.hdr.opcode {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -104,6 +106,31 @@ type Server struct {
 	connWG    sync.WaitGroup
 
 	pool workerPool
+
+	// traceProbability holds the float64 bits of the probability of
+	// tracing a request that did not ask for it (nodetool
+	// settraceprobability; 0, the default, traces none).
+	traceProbability atomic.Uint64
+}
+
+// SetTraceProbability sets the probability, between 0 and 1, of tracing
+// a request that did not ask for it, as StorageService does. Such a
+// request is traced into system_traces, but its response carries no
+// tracing id.
+func (s *Server) SetTraceProbability(p float64) {
+	s.traceProbability.Store(math.Float64bits(p))
+}
+
+// TraceProbability returns what SetTraceProbability set.
+func (s *Server) TraceProbability() float64 {
+	return math.Float64frombits(s.traceProbability.Load())
+}
+
+// sampleTrace decides whether to trace a request that did not ask for it
+// (StorageService.shouldTraceProbablistically).
+func (s *Server) sampleTrace() bool {
+	p := s.TraceProbability()
+	return p != 0 && rand.Float64() < p
 }
 
 // ErrServerClosed is returned by Serve after Shutdown.

@@ -359,6 +359,31 @@ func TestTracingFlag(t *testing.T) {
 	}
 }
 
+// TestTraceProbability: with settraceprobability 1 every request is
+// traced, but only a request that asked for it gets the session id.
+func TestTraceProbability(t *testing.T) {
+	h := newFakeHandler()
+	s := startServer(t, h, Config{})
+	c := dialRaw(t, s, 4)
+	c.startup("")
+	s.SetTraceProbability(1)
+	f := c.query(2, "SELECT", nil)
+	h.mu.Lock()
+	ts := h.lastTrace
+	h.mu.Unlock()
+	if ts == nil || f.Header.Flags.Contains(primitive.HeaderFlagTracing) || f.Body.TracingId != nil {
+		t.Errorf("probability 1: traced %v, response tracing id %v", ts != nil, f.Body.TracingId)
+	}
+	s.SetTraceProbability(0)
+	c.query(3, "SELECT", nil)
+	h.mu.Lock()
+	ts = h.lastTrace
+	h.mu.Unlock()
+	if ts != nil || s.TraceProbability() != 0 {
+		t.Error("probability 0: request traced")
+	}
+}
+
 func TestPanicRecovered(t *testing.T) {
 	s := startServer(t, newFakeHandler(), Config{})
 	c := dialRaw(t, s, 4)
