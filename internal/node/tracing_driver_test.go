@@ -159,6 +159,43 @@ func TestTracingGocql(t *testing.T) {
 	}
 }
 
+// TestTracingEvents: the events of an index read, a counter update and
+// a conditional update, read back as cqlsh would print them.
+func TestTracingEvents(t *testing.T) {
+	_, s := driverNode(t,
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+		"CREATE INDEX t_v ON ks.t (v)",
+		"CREATE TABLE ks.c (k int PRIMARY KEY, n counter)",
+		"INSERT INTO ks.t (k, v) VALUES (1, 10)")
+	traced := func(stmt string, values ...any) []string {
+		t.Helper()
+		tr := &idTracer{}
+		if err := s.Query(stmt, values...).Trace(tr).Exec(); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		_, acts := traceRows(t, s, tr.ids[len(tr.ids)-1])
+		return acts
+	}
+	for _, c := range []struct {
+		stmt string
+		want []string
+	}{
+		{"SELECT * FROM ks.t WHERE v = 10", []string{"Executing read on ks.t using index t_v [ReadStage-1]",
+			"Executing single-partition query on t.t_v [ReadStage-1]", "Executing single-partition query on t [ReadStage-1]"}},
+		{"UPDATE ks.c SET n = n + 1 WHERE k = 1", []string{"Acquiring counter locks", "Adding to c memtable"}},
+		{"UPDATE ks.t SET v = 11 WHERE k = 1 IF v = 10", []string{"Reading existing values for CAS precondition",
+			"CAS precondition is met; applying client-requested updates", "Adding to t memtable", "CAS applied successfully"}},
+		{"UPDATE ks.t SET v = 12 WHERE k = 1 IF v = 10", []string{"CAS precondition does not match current values", "CAS did not apply"}},
+	} {
+		acts := traced(c.stmt)
+		for _, w := range c.want {
+			if !hasActivity(acts, w) {
+				t.Errorf("%s: no %q in %q", c.stmt, w, acts)
+			}
+		}
+	}
+}
+
 func mustUUID(t *testing.T, s string) gocql.UUID {
 	t.Helper()
 	u, err := gocql.ParseUUID(s)

@@ -12,6 +12,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -1480,6 +1481,9 @@ func (e *Executor) executeModify(ctx context.Context, c *compiled, opts *Options
 // lockPlans takes the partition locks of every partition the plans write.
 func (e *Executor) lockPlans(ctx context.Context, plans []*modifyPlan, opts []*Options) (func(), error) {
 	var refs []PartitionRef
+	if plans[0].table.IsCounter {
+		tracing.Trace(ctx, tracing.RequestThread, "Acquiring counter locks")
+	}
 	for i, p := range plans {
 		keys, err := partitionKeys(p.table, p.pk, opts[i].Values)
 		if err != nil {
