@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
@@ -47,12 +48,23 @@ type Session struct {
 	request string
 	params  map[string]string
 	events  []Event
+	// lastTick is the time of the last event id, in 100 ns ticks of the
+	// UUID epoch.
+	lastTick uint64
 }
 
 // New returns a session for a request that starts now.
 func New(client []byte) *Session {
-	return &Session{ID: NewTimeUUID(), Client: client, Started: time.Now()}
+	s := &Session{ID: NewTimeUUID(), Client: client, Started: time.Now()}
+	if s.ID.Version() == 1 {
+		s.lastTick = uint64(s.ID.Time())
+	}
+	return s
 }
+
+// uuidEpochTicks is the Unix epoch in 100 ns ticks since the UUID epoch
+// (1582-10-15).
+const uuidEpochTicks = 0x01B21DD213814000
 
 // NewTimeUUID returns a version 1 UUID of the current time, unique within
 // the process.
@@ -89,13 +101,29 @@ func (s *Session) Request() (request string, params map[string]string) {
 	return s.request, s.params
 }
 
-// Add records an event.
+// Add records an event. Its id's time is strictly after the previous
+// event's, with the session id's clock sequence and node, as Cassandra's
+// TimeUUID generator makes them: ids sort as the events happened (a
+// time UUID's tie-break on the clock sequence compares signed bytes, so
+// ids that only differ there may not).
 func (s *Session) Add(thread, activity string) {
 	now := time.Now()
-	ev := Event{ID: NewTimeUUID(), Activity: activity, Thread: thread, Elapsed: micros(now.Sub(s.Started))}
 	s.mu.Lock()
-	s.events = append(s.events, ev)
+	tick := max(uint64(now.UnixNano()/100)+uuidEpochTicks, s.lastTick+1)
+	s.lastTick = tick
+	s.events = append(s.events, Event{ID: s.eventID(tick), Activity: activity, Thread: thread, Elapsed: micros(now.Sub(s.Started))})
 	s.mu.Unlock()
+}
+
+// eventID is the version 1 UUID of tick with the session id's clock
+// sequence and node.
+func (s *Session) eventID(tick uint64) uuid.UUID {
+	var u uuid.UUID
+	binary.BigEndian.PutUint32(u[0:], uint32(tick))
+	binary.BigEndian.PutUint16(u[4:], uint16(tick>>32))
+	binary.BigEndian.PutUint16(u[6:], uint16(tick>>48)&0x0fff|0x1000)
+	copy(u[8:], s.ID[8:])
+	return u
 }
 
 // Events returns the events recorded so far, in order.

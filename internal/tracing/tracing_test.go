@@ -1,7 +1,9 @@
 package tracing
 
 import (
+	"bytes"
 	"context"
+	"sync"
 	"testing"
 )
 
@@ -39,5 +41,35 @@ func TestSession(t *testing.T) {
 	}
 	if s.Elapsed() < evs[1].Elapsed {
 		t.Fatalf("duration %d before the last event's %d", s.Elapsed(), evs[1].Elapsed)
+	}
+}
+
+// TestEventIDsIncrease: event ids are version 1 UUIDs whose times
+// strictly increase, after the session id's, even for events added in
+// the same 100 ns or concurrently; they share the session's clock
+// sequence and node, so they sort by time alone.
+func TestEventIDsIncrease(t *testing.T) {
+	s := New(nil)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				s.Add(ReadThread, "e")
+			}
+		}()
+	}
+	wg.Wait()
+	evs := s.Events()
+	if len(evs) != 2000 {
+		t.Fatalf("%d events", len(evs))
+	}
+	last := s.ID.Time()
+	for i, ev := range evs {
+		if ev.ID.Version() != 1 || ev.ID.Time() <= last || !bytes.Equal(ev.ID[8:], s.ID[8:]) {
+			t.Fatalf("event %d: id %s (time %d) after %d, session %s", i, ev.ID, ev.ID.Time(), last, s.ID)
+		}
+		last = ev.ID.Time()
 	}
 }
