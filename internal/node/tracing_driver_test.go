@@ -1,11 +1,15 @@
 package node
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/tracing"
 )
 
 // idTracer records the tracing session ids gocql receives.
@@ -142,6 +146,16 @@ func TestTracingGocql(t *testing.T) {
 	// The SELECT's PREPARE and EXECUTE.
 	if after != before+2 {
 		t.Errorf("sampled requests: %d sessions before, %d after", before, after)
+	}
+
+	// A traced EXECUTE of an unknown statement fails, but its session
+	// is written: the client has its id (drivers re-prepare and retry).
+	ts := tracing.New([]byte{127, 0, 0, 1})
+	if _, err := n.Executor().Execute(tracing.NewContext(context.Background(), ts), &query.Session{}, make([]byte, 16), nil, &query.Options{Consistency: 1}); err == nil {
+		t.Fatal("EXECUTE of an unknown id succeeded")
+	}
+	if sess, _ := traceRows(t, s, ts.ID[:]); sess["request"] != "Execute CQL3 prepared query" || sess["duration"] == nil {
+		t.Errorf("session of a failed EXECUTE: %v", sess)
 	}
 
 	// gocql's own trace writer reads the trace back. The rows expire

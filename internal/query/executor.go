@@ -283,10 +283,12 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 		opts = &Options{}
 	}
 	c, query, err := e.lookupPrepared(id)
+	// Begun even when the statement is unknown: the client has the
+	// session id, and Cassandra's stopSession writes the session then.
+	defer e.beginTrace(ctx, "Execute CQL3 prepared query", executeTraceParams(query, c, opts))()
 	if err != nil {
 		return nil, err
 	}
-	defer e.beginTrace(ctx, "Execute CQL3 prepared query", executeTraceParams(query, c, opts))()
 	return e.bindAndRun(ctx, sess, c, opts)
 }
 

@@ -63,10 +63,14 @@ func queryTraceParams(query string, opts *Options) func() map[string]string {
 }
 
 // executeTraceParams are ExecuteMessage.traceQuery's: the query string and
-// each bound value as a CQL literal, keyed bound_var_<i>_<name>.
+// each bound value as a CQL literal, keyed bound_var_<i>_<name> (only the
+// options when the statement is unknown: c is nil).
 func executeTraceParams(query string, c *compiled, opts *Options) func() map[string]string {
 	return func() map[string]string {
 		m := optionParams(opts)
+		if c == nil {
+			return m
+		}
 		m["query"] = query
 		for i, spec := range c.bound {
 			if i >= len(opts.Values) {
