@@ -23,7 +23,8 @@ type fakeHandler struct {
 	mu       sync.Mutex
 	prepared map[string]*query.Prepared
 	lastOpts query.Options
-	// lastTrace is the tracing session of the last QUERY's context.
+	// lastTrace is the tracing session of the last QUERY's, PREPARE's or
+	// EXECUTE's context.
 	lastTrace *tracing.Session
 }
 
@@ -169,6 +170,9 @@ func (f *fakeHandler) Prepare(ctx context.Context, sess *query.Session, cql stri
 		_, err := f.Query(ctx, sess, cql, &query.Options{})
 		return nil, err
 	}
+	f.mu.Lock()
+	f.lastTrace = tracing.FromContext(ctx)
+	f.mu.Unlock()
 	sum := md5.Sum([]byte(keyspace + cql))
 	nb := min(strings.Count(cql, "?"), len(kvColumns))
 	p := &query.Prepared{ID: sum[:], Bound: kvColumns[:nb], Columns: kvColumns}
@@ -188,6 +192,7 @@ func (f *fakeHandler) Execute(ctx context.Context, sess *query.Session, id []byt
 	f.mu.Lock()
 	p := f.prepared[string(id)]
 	f.lastOpts = *opts
+	f.lastTrace = tracing.FromContext(ctx)
 	f.mu.Unlock()
 	if p == nil {
 		return nil, &cqlerr.Error{Code: cqlerr.Unprepared, Message: "Prepared query not found", ID: id}

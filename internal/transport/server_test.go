@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -319,43 +320,69 @@ func TestErrorEncoding(t *testing.T) {
 }
 
 // TestTracingFlag: a request with the tracing flag runs with a tracing
-// session and every response to it, an error or one with warnings too,
-// starts with the session id; requests without the flag get neither.
+// session and every response to it (a result, a prepared statement, an
+// error, one with warnings) starts with the session id; requests without
+// the flag, or whose body does not decode, get neither.
 func TestTracingFlag(t *testing.T) {
 	h := newFakeHandler()
 	s := startServer(t, h, Config{})
 	for _, v := range versions {
 		c := dialRaw(t, s, v)
 		c.startup("lz4")
-		traced := func(stream int16, cql string) *frame.Frame {
-			t.Helper()
-			c.sendFlags(stream, &message.Query{Query: cql, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}}, flagTracing)
-			resp := c.recv()
+		lastTrace := func() *tracing.Session {
 			h.mu.Lock()
+			defer h.mu.Unlock()
 			ts := h.lastTrace
-			h.mu.Unlock()
+			h.lastTrace = nil
+			return ts
+		}
+		traced := func(stream int16, msg message.Message) *frame.Frame {
+			t.Helper()
+			c.sendFlags(stream, msg, flagTracing)
+			resp := c.recv()
+			ts := lastTrace()
 			if ts == nil {
-				t.Fatalf("v%d %s: the handler saw no tracing session; response %v", v, cql, resp.Body.Message)
+				t.Fatalf("v%d %v: the handler saw no tracing session; response %v", v, msg, resp.Body.Message)
 			}
-			if !resp.Header.Flags.Contains(primitive.HeaderFlagTracing) || resp.Body.TracingId == nil || *resp.Body.TracingId != primitive.UUID(ts.ID) {
-				t.Fatalf("v%d %s: response tracing id %v, want %s", v, cql, resp.Body.TracingId, ts.ID)
+			if resp.Header.StreamId != stream || !resp.Header.Flags.Contains(primitive.HeaderFlagTracing) ||
+				resp.Body.TracingId == nil || *resp.Body.TracingId != primitive.UUID(ts.ID) {
+				t.Fatalf("v%d %v: response on stream %d, tracing id %v, want %s", v, msg, resp.Header.StreamId, resp.Body.TracingId, ts.ID)
 			}
 			return resp
 		}
-		checkRows(t, traced(2, "SELECT"), traced(2, "SELECT").Body.Message, 2)
-		if _, ok := traced(3, "ERR invalid").Body.Message.(*message.Invalid); !ok {
+		q := func(cql string) *message.Query {
+			return &message.Query{Query: cql, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}}
+		}
+		f := traced(2, q("SELECT"))
+		checkRows(t, f, f.Body.Message, 2)
+		if _, ok := traced(3, q("ERR invalid")).Body.Message.(*message.Invalid); !ok {
 			t.Errorf("v%d: traced error lost its message", v)
 		}
-		if f := traced(4, "USE ks"); v >= 4 && (len(f.Body.Warnings) != 1 || f.Body.Warnings[0] != "using ks") {
+		if f := traced(4, q("USE ks")); v >= 4 && (len(f.Body.Warnings) != 1 || f.Body.Warnings[0] != "using ks") {
 			t.Errorf("v%d: traced response warnings %q", v, f.Body.Warnings)
 		}
-		f := c.query(5, "SELECT", nil)
-		h.mu.Lock()
-		ts := h.lastTrace
-		h.mu.Unlock()
-		if ts != nil || f.Header.Flags.Contains(primitive.HeaderFlagTracing) || f.Body.TracingId != nil {
+		prep, ok := traced(5, &message.Prepare{Query: "SELECT * FROM kv WHERE k = ?"}).Body.Message.(*message.PreparedResult)
+		if !ok {
+			t.Fatalf("v%d: traced PREPARE answered %T", v, prep)
+		}
+		ex := &message.Execute{QueryId: prep.PreparedQueryId, ResultMetadataId: prep.ResultMetadataId,
+			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne, PositionalValues: []*primitive.Value{primitive.NewValue(int32Bytes(1))}}}
+		f = traced(6, ex)
+		checkRows(t, f, f.Body.Message, 1)
+
+		f = c.query(7, "SELECT", nil)
+		if lastTrace() != nil || f.Header.Flags.Contains(primitive.HeaderFlagTracing) || f.Body.TracingId != nil {
 			t.Errorf("v%d: untraced request traced", v)
 		}
+	}
+
+	// A body that does not decode: no session, no id.
+	c := dialRaw(t, s, 4)
+	c.startup("")
+	c.write([]byte{4, flagTracing, 0, 8, opQuery, 0, 0, 0, 4, 0, 0, 0, 100})
+	f := c.recv()
+	if _, ok := f.Body.Message.(*message.ProtocolError); !ok || f.Body.TracingId != nil || f.Header.Flags.Contains(primitive.HeaderFlagTracing) {
+		t.Errorf("malformed traced QUERY: %v, tracing id %v", f.Body.Message, f.Body.TracingId)
 	}
 }
 
