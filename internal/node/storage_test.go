@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/query"
+	"github.com/cqld/cqld/internal/tracing"
 )
 
 // startNodeWith starts a node in-process on random ports with cfg adjusted
@@ -182,11 +184,27 @@ func TestTombstoneThresholds(t *testing.T) {
 	if len(res.Rows) != 11 {
 		t.Fatalf("%d rows, want 11", len(res.Rows))
 	}
-	_, err := n.Executor().Query(context.Background(), &query.Session{}, "SELECT * FROM ks.tbl WHERE pk = 3", &query.Options{Consistency: 1})
+	// Traced, the reads say why (ReadCommand.withMetricsRecording).
+	ts := tracing.New(nil)
+	tctx := tracing.NewContext(context.Background(), ts)
+	if _, err := n.Executor().Query(tctx, &query.Session{}, "SELECT * FROM ks.tbl WHERE pk = 1", &query.Options{Consistency: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := n.Executor().Query(tctx, &query.Session{}, "SELECT * FROM ks.tbl WHERE pk = 3", &query.Options{Consistency: 1})
 	var ce *cqlerr.Error
 	if !errors.As(err, &ce) || ce.Code != cqlerr.ReadFailure ||
 		!strings.Contains(ce.Message, "1 nodes scanned over 51 tombstones and aborted the query SELECT * FROM ks.tbl WHERE pk = 3") {
 		t.Fatalf("got %v, want ReadFailure for tombstone_failure_threshold", err)
+	}
+	var acts []string
+	for _, ev := range ts.Events() {
+		acts = append(acts, ev.Activity)
+	}
+	for _, want := range []string{"Read 11 live rows and 11 tombstone cells (see tombstone_warn_threshold)",
+		"Scanned over 50 tombstones for query SELECT * FROM ks.tbl WHERE pk = 3 ALLOW FILTERING; query aborted (see tombstone_failure_threshold)"} {
+		if !slices.Contains(acts, want) {
+			t.Errorf("trace events %q lack %q", acts, want)
+		}
 	}
 	// A range scan counts every partition's tombstones.
 	if _, err := n.Executor().Query(context.Background(), &query.Session{}, "SELECT * FROM ks.tbl", &query.Options{Consistency: 1}); !errors.As(err, &ce) || ce.Code != cqlerr.ReadFailure {

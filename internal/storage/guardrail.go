@@ -14,6 +14,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -139,6 +140,11 @@ func (p *Pebble) guard(ctx context.Context, t *schema.Table, cmd *mutation.ReadC
 		msg := tombstoneAbortMessage(info.TombstonesScanned, cql)
 		p.opts.Logger.Error(fmt.Sprintf("Scanned over %d tombstones during query '%s'; query aborted",
 			p.opts.TombstoneFailureThreshold, cql))
+		if ts := tracing.FromContext(ctx); ts != nil {
+			ts.Add(tracing.ReadThread, fmt.Sprintf("Scanned over %d tombstones for query %s; query aborted (see tombstone_failure_threshold)",
+				p.opts.TombstoneFailureThreshold, cql))
+			tracing.ReadDone(ctx, info.LiveRows, info.TombstonesScanned, p.overTombstoneWarn(info))
+		}
 		cqlerr.Warn(ctx, msg)
 		return &cqlerr.Error{Code: cqlerr.ReadFailure, Message: msg, Consistency: 0x0001, Received: 0, BlockFor: 1}
 	}

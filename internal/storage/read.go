@@ -39,11 +39,6 @@ type ReadInfo struct {
 // ReadWithInfo is Read, also returning what the read scanned.
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
-	if cmd.Key != nil {
-		tracing.ReadPartition(ctx, t.Name)
-	} else {
-		tracing.ReadRange(ctx, cmd.StartToken, cmd.EndToken)
-	}
 	ts := p.stats.get(cmd.TableID)
 	var start time.Time
 	timed := ts.startRead()
@@ -106,6 +101,7 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 				return r.out, nil
 			}
 		}
+		tracing.ReadPartition(ctx, t.Name)
 		// A partition known to have no header and no static row
 		// (hdrcache.go) is positioned once, at its rows; with one slice
 		// the iterator is bounded to its rows (the step past the last row
@@ -154,6 +150,7 @@ func (p *Pebble) read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 		return r.out, it.Error()
 	}
 
+	tracing.ReadRange(ctx, cmd.StartToken, cmd.EndToken)
 	tp := appendTablePrefix(nil, cmd.TableID)
 	it, err := p.db.NewIter(&pebble.IterOptions{LowerBound: tp, UpperBound: prefixEnd(tp)})
 	if err != nil {
@@ -201,13 +198,19 @@ func (p *Pebble) readCached(ctx context.Context, r *pebbleReader, cmd *mutation.
 	case ph != nil:
 		p.pc.misses.Add(1)
 		tracing.Trace(ctx, tracing.ReadThread, "Row cache miss")
+		tracing.ReadPartition(ctx, r.t.Name) // the fill reads it
 		if e, err = p.fillCached(r, pp, ph); err != nil {
 			return true, err
 		}
 		if e.big {
 			return false, nil
 		}
-	default:
+	case !ok:
+		// Another read is filling the partition.
+		p.pc.misses.Add(1)
+		tracing.Trace(ctx, tracing.ReadThread, "Row cache miss (race)")
+		return false, nil
+	default: // known to be too large to cache
 		p.pc.misses.Add(1)
 		return false, nil
 	}
