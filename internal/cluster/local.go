@@ -57,7 +57,10 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 		return nil, cqlerr.Invalidf("ANY ConsistencyLevel is only supported for writes")
 	}
 	if cmd.Key == nil && tracing.FromContext(ctx) != nil {
-		// One node owns the whole ring: one range request covers it.
+		// One node owns the whole ring, and cqld reads a token range in
+		// one request: Cassandra would count the vnode pieces of the
+		// range and estimate rows per range, as a plain scan's text
+		// does; this is its shorter form.
 		tracing.Trace(ctx, tracing.RequestThread, "Computing ranges to query")
 		tracing.Trace(ctx, tracing.RequestThread, "Submitting range requests on 1 ranges with a concurrency of 1")
 		tracing.Trace(ctx, tracing.RequestThread, "Submitted 1 concurrent range requests")

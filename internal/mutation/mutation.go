@@ -243,11 +243,16 @@ type Partition struct {
 }
 
 // LiveRows counts the rows a read returned as Cassandra's read metrics
-// do: a partition returned with only its static row counts as one.
+// (ReadCommand.withMetricsRecording) do: a live static row is a row of
+// its own. A partition returned with neither rows nor a static row (its
+// key only) counts as one.
 func LiveRows(ps []Partition) int64 {
 	var n int64
 	for i := range ps {
-		n += int64(max(len(ps[i].Rows), 1))
+		n += int64(len(ps[i].Rows))
+		if ps[i].Static != nil || len(ps[i].Rows) == 0 {
+			n++
+		}
 	}
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -198,16 +199,23 @@ func ReadPartition(ctx context.Context, table string) {
 	}
 }
 
-// ReadRange traces the start of a read of the token range (start, end].
-// cqld cannot count a table's sstables, so Cassandra's "across N
-// sstables" is left out.
+// ReadRange traces the start of a read of the token range (start, end],
+// printed as Cassandra prints the key bounds of a range
+// (AbstractBounds.getString): max(t) for a token's keys, and
+// min(-9223372036854775808) for the ring's start or end (an end of
+// MaxInt64 or MinInt64). cqld cannot count a table's sstables, so
+// Cassandra's "across N sstables" is left out.
 func ReadRange(ctx context.Context, start, end int64) {
 	if s := FromContext(ctx); s != nil {
-		r := fmt.Sprintf("(%d, %d]", start, end)
-		if start == math.MinInt64 && end == math.MaxInt64 {
-			r = "(min(-9223372036854775808), min(-9223372036854775808)]" // the whole ring
+		const ringEdge = "min(-9223372036854775808)"
+		lo, hi := ringEdge, ringEdge
+		if start != math.MinInt64 {
+			lo = "max(" + strconv.FormatInt(start, 10) + ")"
 		}
-		s.Add(ReadThread, "Executing seq scan for "+r)
+		if end != math.MaxInt64 && end != math.MinInt64 {
+			hi = "max(" + strconv.FormatInt(end, 10) + ")"
+		}
+		s.Add(ReadThread, "Executing seq scan for ("+lo+", "+hi+"]")
 	}
 }
 
