@@ -173,13 +173,17 @@ func TestTracingGocql(t *testing.T) {
 	}
 }
 
-// TestTracingEvents: the events of an index read, a counter update and
-// a conditional update, read back as cqlsh would print them.
+// TestTracingEvents: the events of an index read, a counter update, a
+// cached read, a token range read, an indexed write and a conditional
+// update ("!" marks an event that must not be there). A live static row
+// counts as a live row, as in Cassandra's read metrics.
 func TestTracingEvents(t *testing.T) {
 	_, s := driverNode(t,
 		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
 		"CREATE INDEX t_v ON ks.t (v)",
 		"CREATE TABLE ks.c (k int PRIMARY KEY, n counter)",
+		"CREATE TABLE ks.s (k int, c int, st int static, PRIMARY KEY (k, c))",
+		"INSERT INTO ks.s (k, c, st) VALUES (1, 1, 1)",
 		"INSERT INTO ks.t (k, v) VALUES (1, 10)")
 	traced := func(stmt string, values ...any) []string {
 		t.Helper()
@@ -197,13 +201,23 @@ func TestTracingEvents(t *testing.T) {
 		{"SELECT * FROM ks.t WHERE v = 10", []string{"Executing read on ks.t using index t_v [ReadStage-1]",
 			"Executing single-partition query on t.t_v [ReadStage-1]", "Executing single-partition query on t [ReadStage-1]"}},
 		{"UPDATE ks.c SET n = n + 1 WHERE k = 1", []string{"Acquiring counter locks", "Adding to c memtable"}},
+		// The second read of a partition is a cache hit: no storage read.
+		{"SELECT * FROM ks.s WHERE k = 1", []string{"Row cache miss", "Executing single-partition query on s", "Read 2 live rows"}},
+		{"SELECT * FROM ks.s WHERE k = 1", []string{"Row cache hit", "Read 2 live rows", "!Executing single-partition query"}},
+		{"SELECT * FROM ks.t WHERE token(k) > 5", []string{"Executing seq scan for (max(5), min(-9223372036854775808)]"}},
+		// An index entry is written with its row, untraced.
+		{"INSERT INTO ks.t (k, v) VALUES (2, 20)", []string{"Adding to t memtable", "!Adding to t.t_v memtable"}},
 		{"UPDATE ks.t SET v = 11 WHERE k = 1 IF v = 10", []string{"Reading existing values for CAS precondition",
 			"CAS precondition is met; applying client-requested updates", "Adding to t memtable", "CAS applied successfully"}},
 		{"UPDATE ks.t SET v = 12 WHERE k = 1 IF v = 10", []string{"CAS precondition does not match current values", "CAS did not apply"}},
 	} {
 		acts := traced(c.stmt)
 		for _, w := range c.want {
-			if !hasActivity(acts, w) {
+			if not, ok := strings.CutPrefix(w, "!"); ok {
+				if hasActivity(acts, not) {
+					t.Errorf("%s: %q in %q", c.stmt, not, acts)
+				}
+			} else if !hasActivity(acts, w) {
 				t.Errorf("%s: no %q in %q", c.stmt, w, acts)
 			}
 		}

@@ -487,11 +487,14 @@ func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consiste
 	if err != nil {
 		return err
 	}
+	// Index entries are written untraced: Cassandra updates an index
+	// inside the base table's write, which traces only the base table.
+	ictx := tracing.Without(ctx)
 	for ix, ius := range iups {
 		for _, pu := range ius {
 			pu.Token = e.cfg.Partitioner.Token(pu.Key)
 		}
-		if err := e.cfg.Coordinator.Mutate(ctx, ix.Table(t), cl, ius); err != nil {
+		if err := e.cfg.Coordinator.Mutate(ictx, ix.Table(t), cl, ius); err != nil {
 			return err
 		}
 	}
@@ -757,6 +760,7 @@ func referencesDuration(t *types.Type) bool {
 // in the background; cqld builds them before CREATE INDEX returns, so that
 // a query right after it sees every row).
 func (e *Executor) buildIndex(ctx context.Context, t *schema.Table, ix *schema.Index) error {
+	ctx = tracing.Without(ctx) // Cassandra's build runs apart from the request
 	only := t.WithIndexes([]*schema.Index{ix})
 	return e.scanPartitions(ctx, t, func(parts []mutation.Partition) error {
 		ups := make([]*mutation.PartitionUpdate, 0, len(parts))
