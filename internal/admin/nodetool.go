@@ -166,10 +166,11 @@ func nodetool(ctx context.Context, args []string, out io.Writer) error {
 		}
 		p, err := strconv.ParseFloat(args[0], 64)
 		if err != nil {
-			return errUsage{fmt.Sprintf("trace_probability: can not convert %q to a Double", args[0])}
+			return errUsage{"trace_probability: can not convert \"" + args[0] + "\" to a Double"}
 		}
 		if !(p >= 0 && p <= 1) {
-			return errors.New("Trace probability must be between 0 and 1")
+			// checkArgument: nodetool's badUse, with the help hint.
+			return errUsage{"Trace probability must be between 0 and 1"}
 		}
 		return c.SetTraceProbability(ctx, p)
 	case "tablestats", "cfstats":

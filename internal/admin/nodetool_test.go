@@ -136,7 +136,7 @@ func TestNodetool(t *testing.T) {
 		t.Errorf("trace probability %v after settraceprobability 0.0001", p)
 	}
 	_, errOut := run(t, opts, true, "settraceprobability", "1.1")
-	wantLines(t, errOut, `^nodetool: Trace probability must be between 0 and 1$`)
+	wantLines(t, errOut, `^nodetool: Trace probability must be between 0 and 1$`, `^See 'nodetool help'`)
 	_, errOut = run(t, opts, true, "settraceprobability", "adadad")
 	wantLines(t, errOut, `^nodetool: trace_probability: can not convert "adadad" to a Double$`)
 	_, errOut = run(t, opts, true, "settraceprobability")
