@@ -831,7 +831,9 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 	if err != nil {
 		return err
 	}
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) {
+	// The replicated system keyspaces' tables take TRUNCATE, as they take
+	// writes (TRUNCATE system_traces.sessions clears the traces).
+	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && !schema.IsReplicatedSystemKeyspace(t.Keyspace) {
 		return cqlerr.Invalidf("Cannot TRUNCATE table %s.%s: system tables are not user-modifiable", t.Keyspace, t.Name)
 	}
 	if t.IsView() {

@@ -93,10 +93,10 @@ func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspac
 	if err != nil {
 		return nil, err
 	}
-	// system_auth's and system_traces' tables are stored and, as in
-	// Cassandra, writable (with MODIFY on them when an authorizer is
-	// configured).
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && t.Keyspace != schema.SystemAuthKeyspace && t.Keyspace != schema.SystemTracesKeyspace {
+	// The replicated system keyspaces' tables (system_auth,
+	// system_traces) are stored and, as in Cassandra, writable (with
+	// MODIFY on them when an authorizer is configured).
+	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && !schema.IsReplicatedSystemKeyspace(t.Keyspace) {
 		return nil, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
 	}
 	if t.IsView() {

@@ -81,7 +81,7 @@ func NewManager(store MetaStore) (*Manager, error) {
 	}
 	s := &Schema{Keyspaces: map[string]*Keyspace{}, Version: version}
 	for n, ks := range SystemKeyspaces() {
-		if r, ok := sysRepl[n]; ok && replicatedSystemKeyspace(n) && r.Replication != nil {
+		if r, ok := sysRepl[n]; ok && IsReplicatedSystemKeyspace(n) && r.Replication != nil {
 			ks.Replication, ks.DurableWrites = r.Replication, r.DurableWrites
 		}
 		s.Keyspaces[n] = ks
@@ -194,7 +194,7 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 		// The replicated system keyspaces (system_auth, system_distributed,
 		// system_traces) take ALTER KEYSPACE, as in Cassandra: operators
 		// raise system_auth's replication factor that way.
-		if IsSystemKeyspace(name) && !replicatedSystemKeyspace(name) {
+		if IsSystemKeyspace(name) && !IsReplicatedSystemKeyspace(name) {
 			return false, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", name)
 		}
 		nks, err := fn(old)
@@ -421,7 +421,7 @@ func encodeSchema(s *Schema) *persistedSchema {
 	for _, name := range s.KeyspaceNames() {
 		ks := s.Keyspaces[name]
 		if IsSystemKeyspace(name) {
-			if replicatedSystemKeyspace(name) {
+			if IsReplicatedSystemKeyspace(name) {
 				if p.SystemReplication == nil {
 					p.SystemReplication = map[string]persistedKeyspace{}
 				}
@@ -502,7 +502,11 @@ func (p *persistedSchema) decode() (map[string]*Keyspace, error) {
 	return out, nil
 }
 
-func replicatedSystemKeyspace(name string) bool {
+// IsReplicatedSystemKeyspace reports whether name is one of the system
+// keyspaces Cassandra replicates (system_auth, system_distributed,
+// system_traces): their tables take writes and TRUNCATE, and only
+// ALTER KEYSPACE of their schema.
+func IsReplicatedSystemKeyspace(name string) bool {
 	switch name {
 	case SystemAuthKeyspace, SystemDistributed, SystemTracesKeyspace:
 		return true
