@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +104,8 @@ type Config struct {
 	// (guardrails_config.go).
 	Guardrails query.Guardrails
 	// TraceTypeQueryTTL is trace_type_query_ttl: how long the
-	// system_traces rows of a traced request live (one day).
+	// system_traces rows of a traced request live (one day; 0: they do
+	// not expire).
 	TraceTypeQueryTTL time.Duration
 }
 
@@ -246,7 +248,7 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 		case "purge_interval", "purge_interval_in_ms":
 			cfg.PurgeInterval, err = toDuration(v)
 		case "trace_type_query_ttl":
-			cfg.TraceTypeQueryTTL, err = toDuration(v)
+			cfg.TraceTypeQueryTTL, err = toSecondsDuration(v)
 		case "tracetype_query_ttl": // the old key, in seconds
 			var n int
 			n, err = toInt(v)
@@ -277,8 +279,8 @@ func (c *Config) Validate() error {
 	if c.CommitlogSyncGroupWindow < 0 {
 		return fmt.Errorf("commitlog_sync_group_window must not be negative (got %s)", c.CommitlogSyncGroupWindow)
 	}
-	if c.TraceTypeQueryTTL != 0 && (c.TraceTypeQueryTTL < time.Second || c.TraceTypeQueryTTL > 20*365*24*time.Hour) {
-		return fmt.Errorf("trace_type_query_ttl must be between 1s and 20 years (got %s)", c.TraceTypeQueryTTL)
+	if c.TraceTypeQueryTTL < 0 || c.TraceTypeQueryTTL > maxTTL {
+		return fmt.Errorf("trace_type_query_ttl must be between 0s and 20 years (got %s)", c.TraceTypeQueryTTL)
 	}
 	if c.DefaultKeyspaceRF < 1 {
 		return fmt.Errorf("default_keyspace_rf must be at least 1 (got %d)", c.DefaultKeyspaceRF)
@@ -338,6 +340,27 @@ func toDuration(v any) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("invalid duration %q", s)
+}
+
+// maxTTL is Cassandra's maximum TTL, 20 years.
+const maxTTL = 630720000 * time.Second
+
+var secondsDuration = regexp.MustCompile(`^(\d+)(d|h|m|s)$`)
+
+// toSecondsDuration parses a Cassandra 5.0 duration in whole seconds or
+// larger units (DurationSpec.IntSecondsBound): "1d", "3600s".
+func toSecondsDuration(v any) (time.Duration, error) {
+	s := strings.TrimSpace(fmt.Sprint(v))
+	m := secondsDuration.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("invalid duration: %s Accepted units:[SECONDS, MINUTES, HOURS, DAYS] where case matters and only non-negative values", s)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n > int64(maxTTL/time.Second) {
+		return 0, fmt.Errorf("invalid duration: %s (too large)", s)
+	}
+	unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}[m[2]]
+	return time.Duration(n) * unit, nil
 }
 
 func toBool(v any) (bool, error) {

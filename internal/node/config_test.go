@@ -58,6 +58,8 @@ func TestLoadYAMLErrors(t *testing.T) {
 		"commitlog_sync_period: 10 fortnights",
 		"commitlog_sync_group_window: -1ms",
 		"trace_type_query_ttl: 10ms",
+		"trace_type_query_ttl: 86400",
+		"trace_type_query_ttl: 700000000s",
 		"[not a map",
 	} {
 		cfg := DefaultConfig()
@@ -93,6 +95,9 @@ func TestLoadYAMLBatchThresholds(t *testing.T) {
 	}
 	if err := LoadYAML(&cfg, []byte("tracetype_query_ttl: 600\n"), log); err != nil || cfg.TraceTypeQueryTTL != 10*time.Minute {
 		t.Fatalf("old trace TTL key (seconds): %v %s", err, cfg.TraceTypeQueryTTL)
+	}
+	if err := LoadYAML(&cfg, []byte("trace_type_query_ttl: 0s\n"), log); err != nil || cfg.TraceTypeQueryTTL != 0 {
+		t.Fatalf("trace TTL 0s (rows that do not expire): %v %s", err, cfg.TraceTypeQueryTTL)
 	}
 	if err := LoadYAML(&cfg, []byte("batch_size_fail_threshold: 5 lots\n"), log); err == nil {
 		t.Fatal("bad size accepted")
