@@ -140,10 +140,16 @@ func TestTracingGocql(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.SetTraceProbability(0)
-	if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&after); err != nil {
-		t.Fatal(err)
+	// The SELECT's PREPARE and EXECUTE, written in the background: no
+	// client waits for them.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if err := s.Query("SELECT count(*) FROM system_traces.sessions").Scan(&after); err != nil {
+			t.Fatal(err)
+		}
+		if after >= before+2 || time.Now().After(deadline) {
+			break
+		}
 	}
-	// The SELECT's PREPARE and EXECUTE.
 	if after != before+2 {
 		t.Errorf("sampled requests: %d sessions before, %d after", before, after)
 	}
@@ -151,6 +157,7 @@ func TestTracingGocql(t *testing.T) {
 	// A traced EXECUTE of an unknown statement fails, but its session
 	// is written: the client has its id (drivers re-prepare and retry).
 	ts := tracing.New([]byte{127, 0, 0, 1})
+	ts.Requested = true
 	if _, err := n.Executor().Execute(tracing.NewContext(context.Background(), ts), &query.Session{}, make([]byte, 16), nil, &query.Options{Consistency: 1}); err == nil {
 		t.Fatal("EXECUTE of an unknown id succeeded")
 	}

@@ -65,7 +65,8 @@ type Config struct {
 	// Guardrails are cassandra.yaml's guardrails (guardrails.go).
 	Guardrails Guardrails
 	// TraceTTL is trace_type_query_ttl in seconds: how long the rows of
-	// a traced request live (0 means DefaultTraceTTL, one day).
+	// a traced request live (0: they do not expire; the node's default
+	// is one day).
 	TraceTTL int32
 }
 
@@ -159,27 +160,36 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 // parseAndCompile parses and compiles one statement, as
 // QueryProcessor.getStatement traces it.
 func (e *Executor) parseAndCompile(ctx context.Context, query, keyspace string) (*compiled, error) {
-	if ts := tracing.FromContext(ctx); ts != nil {
+	ts := tracing.FromContext(ctx)
+	if ts != nil {
 		ts.Add(tracing.RequestThread, "Parsing "+query)
 	}
 	stmt, err := cql.Parse(query)
 	if err != nil {
 		return nil, err
 	}
-	tracing.Trace(ctx, tracing.RequestThread, "Preparing statement")
+	if ts != nil {
+		ts.Add(tracing.RequestThread, "Preparing statement")
+	}
 	return e.compile(stmt, keyspace)
 }
 
 // bindAndRun checks the bound values against the statement's markers and
 // runs it.
 func (e *Executor) bindAndRun(ctx context.Context, sess *Session, c *compiled, opts *Options) (*Result, error) {
-	if got, want := len(opts.Values), len(c.bound); got != want {
-		return nil, cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", want, got)
-	}
-	if err := bindNames(c, opts); err != nil {
+	if err := bind(c, opts); err != nil {
 		return nil, err
 	}
 	return e.run(ctx, sess, c, opts)
+}
+
+// bind checks the bound values against the statement's markers and puts
+// named values in marker order.
+func bind(c *compiled, opts *Options) error {
+	if got, want := len(opts.Values), len(c.bound); got != want {
+		return cqlerr.Invalidf("There were %d markers(?) in CQL but %d bound variables", want, got)
+	}
+	return bindNames(c, opts)
 }
 
 // bindNames reorders named values into marker order.
@@ -283,13 +293,18 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 		opts = &Options{}
 	}
 	c, query, err := e.lookupPrepared(id)
+	if err == nil {
+		// Values are bound before the trace records them, as
+		// ExecuteMessage prepares its options before traceQuery.
+		err = bind(c, opts)
+	}
 	// Begun even when the statement is unknown: the client has the
 	// session id, and Cassandra's stopSession writes the session then.
 	defer e.beginTrace(ctx, "Execute CQL3 prepared query", executeTraceParams(query, c, opts))()
 	if err != nil {
 		return nil, err
 	}
-	return e.bindAndRun(ctx, sess, c, opts)
+	return e.run(ctx, sess, c, opts)
 }
 
 // Batch executes a BATCH request: all its modifications are grouped by
@@ -298,12 +313,8 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 	var all []*modifyPlan
 	var allOpts []*Options
 	var gwarns []string
-	defer e.beginTrace(ctx, "Execute batch of CQL3 queries", func() map[string]string {
-		// BatchMessage.traceQuery: no query strings, no values.
-		m := optionParams(&b.Options)
-		delete(m, "page_size")
-		return m
-	})()
+	// BatchMessage.traceQuery: no query strings, no values.
+	defer e.beginTrace(ctx, "Execute batch of CQL3 queries", func() map[string]string { return optionParams(&b.Options) })()
 	guard := e.guardrailsApply(ctx, sess)
 	for i, bs := range b.Statements {
 		var c *compiled

@@ -162,7 +162,7 @@ func (r *reader) readIndex(ps *pagingState, want int) ([]outRow, *pagingState, e
 	p := r.p
 	t := p.table
 	ip := p.index
-	if ts := tracing.FromContext(r.ctx); ts != nil && ps == nil {
+	if ts := tracing.FromContext(r.ctx); ts != nil { // every page, as executeLocally
 		ts.Add(tracing.ReadThread, "Executing read on "+t.Keyspace+"."+t.Name+" using index "+ip.ix.Name)
 	}
 	it := ip.ix.Table(t)

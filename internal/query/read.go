@@ -37,7 +37,7 @@ func (r *reader) fetch(cmd *mutation.ReadCommand) ([]mutation.Partition, error) 
 			tracing.ReadRange(r.ctx, cmd.StartToken, cmd.EndToken)
 		}
 		ps, err := r.e.virtualRead(t, cmd)
-		if err == nil {
+		if err == nil && tracing.FromContext(r.ctx) != nil {
 			tracing.ReadDone(r.ctx, mutation.LiveRows(ps), 0, false)
 		}
 		return ps, err

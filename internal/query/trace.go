@@ -2,8 +2,8 @@ package query
 
 import (
 	"context"
-	"sort"
 	"strconv"
+	"unicode/utf16"
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
@@ -19,31 +19,29 @@ import (
 // goes out, so that a client reading its trace right away finds it
 // (gocql reads it once, without waiting).
 
-// DefaultTraceTTL is trace_type_query_ttl's default: trace rows live one
-// day.
-const DefaultTraceTTL = 86400
-
 // traceCommand is the command column: Tracing.TraceType.QUERY.
 const traceCommand = "QUERY"
 
 // beginTrace starts the tracing session of ctx, if the request is traced
 // and no outer entry point started it, and returns the function that ends
-// it (a no-op otherwise).
+// it (a no-op otherwise). A session traced by probability is written in
+// the background, as Cassandra writes every trace: no client waits for
+// it.
 func (e *Executor) beginTrace(ctx context.Context, request string, params func() map[string]string) func() {
 	s := tracing.FromContext(ctx)
-	if s == nil || !s.Begin(request, params()) {
+	if s == nil || s.Begun() || !s.Begin(request, params()) {
 		return func() {}
+	}
+	if !s.Requested {
+		return func() { go e.writeTrace(context.WithoutCancel(ctx), s) }
 	}
 	return func() { e.writeTrace(ctx, s) }
 }
 
-// optionParams are the parameters QueryMessage and ExecuteMessage record
-// from the request's options.
+// optionParams are the consistency parameters QueryMessage,
+// ExecuteMessage and BatchMessage record from the request's options.
 func optionParams(opts *Options) map[string]string {
 	m := map[string]string{}
-	if opts.PageSize > 0 {
-		m["page_size"] = strconv.Itoa(int(opts.PageSize))
-	}
 	m["consistency_level"] = ConsistencyName(Consistency(opts.Consistency))
 	serial := Consistency(opts.SerialConsistency)
 	if serial == 0 {
@@ -53,21 +51,31 @@ func optionParams(opts *Options) map[string]string {
 	return m
 }
 
+// pagedParams are optionParams with the page size, for QUERY and EXECUTE.
+func pagedParams(opts *Options) map[string]string {
+	m := optionParams(opts)
+	if opts.PageSize > 0 {
+		m["page_size"] = strconv.Itoa(int(opts.PageSize))
+	}
+	return m
+}
+
 // queryTraceParams are QueryMessage.traceQuery's parameters.
 func queryTraceParams(query string, opts *Options) func() map[string]string {
 	return func() map[string]string {
-		m := optionParams(opts)
+		m := pagedParams(opts)
 		m["query"] = query
 		return m
 	}
 }
 
 // executeTraceParams are ExecuteMessage.traceQuery's: the query string and
-// each bound value as a CQL literal, keyed bound_var_<i>_<name> (only the
-// options when the statement is unknown: c is nil).
+// each bound value (in marker order: named values are bound first) as a
+// CQL literal, keyed bound_var_<i>_<name> (only the options when the
+// statement is unknown: c is nil).
 func executeTraceParams(query string, c *compiled, opts *Options) func() map[string]string {
 	return func() map[string]string {
-		m := optionParams(opts)
+		m := pagedParams(opts)
 		if c == nil {
 			return m
 		}
@@ -76,21 +84,38 @@ func executeTraceParams(query string, c *compiled, opts *Options) func() map[str
 			if i >= len(opts.Values) {
 				break
 			}
-			v := opts.Values[i]
-			lit := "null"
-			switch {
-			case v.Unset:
-				lit = "unset"
-			case v.B != nil:
-				lit = types.FormatCQL(spec.Type, v.B)
-			}
-			if len(lit) > 1000 {
-				lit = lit[:1000] + "...'"
-			}
-			m["bound_var_"+strconv.Itoa(i)+"_"+spec.Name] = lit
+			m["bound_var_"+strconv.Itoa(i)+"_"+spec.Name] = traceLiteral(spec.Type, opts.Values[i])
 		}
 		return m
 	}
+}
+
+// traceLiteral is a bound value as ExecuteMessage records it
+// (toCQLLiteral): a CQL literal, null for a null value, and for an empty
+// or unset one (the unset marker is an empty buffer) ” or 0x for text
+// and blobs, null otherwise; cut after 1000 UTF-16 units as Java's
+// substring(0, 1000) cuts, plus "...'".
+func traceLiteral(t *types.Type, v Value) string {
+	if len(v.B) == 0 {
+		switch {
+		case v.B == nil && !v.Unset:
+			return "null"
+		case t.Kind == types.Text || t.Kind == types.Ascii:
+			return "''"
+		case t.Kind == types.Blob:
+			return "0x"
+		}
+		return "null"
+	}
+	lit := types.FormatCQL(t, v.B)
+	units := 0
+	for i, r := range lit {
+		if units >= 1000 {
+			return lit[:i] + "...'"
+		}
+		units += utf16.RuneLen(r)
+	}
+	return lit
 }
 
 // writeTrace writes the session row and the events of s, with the
@@ -108,12 +133,11 @@ func (e *Executor) writeTrace(ctx context.Context, s *tracing.Session) {
 		return
 	}
 	ttl := e.cfg.TraceTTL
-	if ttl <= 0 {
-		ttl = DefaultTraceTTL
-	}
 	ts := e.timestamp()
-	nowSec := e.now().Unix()
-	expiry := nowSec + int64(ttl)
+	expiry := mutation.NoDeletion
+	if ttl > 0 {
+		expiry = e.now().Unix() + int64(ttl)
+	}
 	cell := func(t *schema.Table, col string, v []byte) mutation.Cell {
 		return mutation.Cell{Column: t.Column(col).ID, Value: v, Timestamp: ts, TTL: ttl, LocalDeletionTime: expiry}
 	}
@@ -136,17 +160,12 @@ func (e *Executor) writeTrace(ctx context.Context, s *tracing.Session) {
 	if s.Client != nil {
 		sc = append(sc, cell(sessions, "client", s.Client))
 	}
-	names := make([]string, 0, len(params))
-	for k := range params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		c := cell(sessions, "parameters", []byte(params[k]))
+	for k, v := range params {
+		c := cell(sessions, "parameters", []byte(v))
 		c.Path = []byte(k)
 		sc = append(sc, c)
 	}
-	sortCells(sc)
+	sortCells(sc) // by column, then map key
 	sup := &mutation.PartitionUpdate{TableID: sessions.ID, Key: key, Token: token, Deletion: mutation.Live,
 		Rows: []mutation.Row{{Marker: marker, Deletion: mutation.Live, Cells: sc}}}
 
@@ -166,11 +185,11 @@ func (e *Executor) writeTrace(ctx context.Context, s *tracing.Session) {
 			Marker: marker, Deletion: mutation.Live, Cells: ec})
 	}
 	// Events first: a reader that sees the session's duration finds
-	// every event (the Python driver waits for the duration).
+	// every event (the Python driver waits for the duration). The
+	// session is written even when its events could not be.
 	if len(eup.Rows) > 0 {
 		if err := e.cfg.Coordinator.Mutate(ctx, events, One, []*mutation.PartitionUpdate{eup}); err != nil {
 			e.cfg.Logger.Warn("cannot write trace events", "session", s.ID.String(), "err", err)
-			return
 		}
 	}
 	if err := e.cfg.Coordinator.Mutate(ctx, sessions, One, []*mutation.PartitionUpdate{sup}); err != nil {

@@ -95,11 +95,10 @@ func storedTable(ks, name string, specs ...string) *Table {
 }
 
 // traceTable defines a table of system_traces: stored, with no
-// gc_grace_seconds, as TraceKeyspace has them.
+// gc_grace_seconds (defineTable's), as TraceKeyspace has them.
 func traceTable(name, comment string, specs ...string) *Table {
-	t := storedTable(SystemTracesKeyspace, name, specs...)
-	t.Params.GCGraceSeconds = 0
-	t.Params.Comment = comment
+	t := withComment(defineTable(SystemTracesKeyspace, name, specs...), comment)
+	t.Virtual = false
 	return t
 }
 

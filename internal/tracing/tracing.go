@@ -43,6 +43,10 @@ type Session struct {
 	Client []byte
 	// Started is when the request began.
 	Started time.Time
+	// Requested is set when the client asked for the trace (the
+	// protocol's tracing flag) and gets the session id; a session traced
+	// by probability (nodetool settraceprobability) is not waited for.
+	Requested bool
 
 	mu      sync.Mutex
 	begun   bool
@@ -93,6 +97,13 @@ func (s *Session) Begin(request string, params map[string]string) bool {
 	}
 	s.begun, s.request, s.params = true, request, params
 	return true
+}
+
+// Begun reports whether Begin took the session.
+func (s *Session) Begun() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.begun
 }
 
 // Request returns what Begin recorded.

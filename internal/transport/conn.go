@@ -501,6 +501,7 @@ func (c *conn) handleRequest(req *request) {
 		requested := req.hdr.flags&flagTracing != 0
 		if requested || c.srv.sampleTrace() {
 			ts := tracing.New(c.clientIP())
+			ts.Requested = requested
 			ctx = tracing.NewContext(ctx, ts)
 			if requested {
 				r.trace = ts.ID[:]
