@@ -236,6 +236,8 @@ func TestShellTracing(t *testing.T) {
 		!strings.Contains(out, "Tracing session: ") || !strings.Contains(out, "Request complete ") {
 		t.Errorf("traced select: exit %d, stderr %q, output:\n%s", code, errOut, out)
 	}
+	// The shell's driver prepares the INSERT: its first run prints the
+	// PREPARE's trace (with "Parsing") and the EXECUTE's.
 	out, errOut, code = runShellCmd(t, "CONSISTENCY ALL\nTRACING ON\n"+
 		"INSERT INTO ks.users (userid, firstname, lastname, age) VALUES (550e8400-e29b-41d4-a716-446655440000, 'Frodo', 'Baggins', 32);\n"+
 		"SELECT firstname, lastname FROM ks.users WHERE userid = 550e8400-e29b-41d4-a716-446655440000;\n", host, port)
@@ -249,10 +251,18 @@ func TestShellTracing(t *testing.T) {
 		t.Errorf("traced insert and select: exit %d, stderr %q", code, errOut)
 	}
 	i := strings.Index(out, "Tracing session: ")
+	if i < 0 {
+		t.Fatal("no trace printed")
+	}
 	id := strings.TrimSpace(strings.SplitN(out[i+len("Tracing session: "):], "\n", 2)[0])
 	out, errOut, code = runShellCmd(t, "", "-e", "SHOW SESSION "+id, host, port)
 	if code != 0 || errOut != "" || !strings.Contains(out, "Tracing session: "+id) || !strings.Contains(out, "Parsing INSERT INTO ks.users ") {
 		t.Errorf("SHOW SESSION: exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	// Reads of system_traces are not traced (cqlsh's do_select).
+	out, _, _ = runShellCmd(t, "TRACING ON\nSELECT count(*) FROM system_traces.sessions;\nUSE system_traces;\nSELECT count(*) FROM events;\n", host, port)
+	if strings.Contains(out, "Tracing session: ") {
+		t.Errorf("a read of system_traces was traced:\n%s", out)
 	}
 	_, errOut, _ = runShellCmd(t, "", "-e", "SHOW SESSION 4f2d1f10-e86b-11f1-8b5d-b5a3f63b4b1e", host, port)
 	if !strings.Contains(errOut, "Session 4f2d1f10-e86b-11f1-8b5d-b5a3f63b4b1e wasn't found.") {

@@ -27,9 +27,12 @@
 //
 // TRACING ON requests every statement's pages with tracing and prints
 // each trace after the result as cqlsh's print_trace does (trace.go),
-// reading system_traces at the shell's consistency level; SHOW SESSION
-// prints one by id. The driver prepares SELECT, INSERT, UPDATE, DELETE
+// reading system_traces at the shell's consistency level (reads of
+// system_traces themselves are not traced); SHOW SESSION prints one by
+// id, read at ONE. The driver prepares SELECT, INSERT, UPDATE, DELETE
 // and BATCH statements where cqlsh sends them as they are, so the first
-// run of such a statement shows two traces: its PREPARE ("Preparing CQL3
-// query", with the parsing) and its EXECUTE.
+// run of such a statement shows two traces, its PREPARE ("Preparing CQL3
+// query", with "Parsing ...") and its EXECUTE, and a later run of the
+// same text (the driver keeps it prepared) shows the EXECUTE only, with
+// no "Parsing ..." event.
 package shell

@@ -641,7 +641,12 @@ func convertType(ti gocql.TypeInfo) *types.Type {
 
 // ctx is the context of one request; Ctrl-C cancels it.
 func (s *Shell) ctx() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.RequestTimeout+5*time.Second)
+	return s.ctxFor(s.opts.RequestTimeout + 5*time.Second)
+}
+
+// ctxFor is ctx with a timeout of d.
+func (s *Shell) ctxFor(d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	s.mu.Lock()
 	s.cancelCur = cancel
 	s.mu.Unlock()
@@ -735,7 +740,9 @@ func (s *Shell) perform(stmt string) bool {
 	var names []cell
 	var tracer gocql.Tracer
 	traces := &traceIDs{}
-	if s.tracing {
+	// cqlsh's do_select does not trace reads of system_traces.
+	tracing := s.tracing && !(isSelect && s.selectsFrom(stmt, "system_traces"))
+	if tracing {
 		tracer = traces
 	}
 	warnings, err := s.run(stmt, s.consistency, s.effectivePageSize(), tracer, func(r *result, first, last bool) bool {
@@ -788,7 +795,7 @@ func (s *Shell) perform(stmt string) bool {
 		s.writeresult(fmt.Sprintf("(%d rows)", total))
 	}
 	s.printWarnings(warnings)
-	if s.tracing {
+	if tracing {
 		s.printStatementTraces(traces.list())
 	}
 	return true
@@ -828,16 +835,23 @@ func (s *Shell) formatRows(r *result) [][]cell {
 	for i, row := range r.rows {
 		cells := make([]cell, len(row))
 		for j, v := range row {
-			cells[j] = newCell(FormatValue(r.types[j], v, s.format))
-			if s.color {
-				o := s.format
-				o.Color = true
-				cells[j].text = FormatValue(r.types[j], v, o)
-			}
+			cells[j] = s.valueCell(r.types[j], v)
 		}
 		rows[i] = cells
 	}
 	return rows
+}
+
+// valueCell formats a value as a table cell: its width is the plain
+// text's, its text colored when colors are on.
+func (s *Shell) valueCell(t *types.Type, v []byte) cell {
+	c := newCell(FormatValue(t, v, s.format))
+	if s.color {
+		o := s.format
+		o.Color = true
+		c.text = FormatValue(t, v, o)
+	}
+	return c
 }
 
 // printStatic is cqlsh's print_static_result.

@@ -1,7 +1,10 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,40 +59,66 @@ type traceEvent struct {
 	elapsed                  *int
 }
 
-// fetchTrace reads a session as QueryTrace.populate does: the session row
-// until it is complete (a duration and a start) or wait has passed, then
-// the events. complete is false when the wait ran out; found is false
-// when there is no session row at all.
-func (s *Shell) fetchTrace(id gocql.UUID, wait time.Duration, waitComplete bool) (tr *queryTrace, found, complete bool, err error) {
+// selectFrom finds the table a SELECT reads: FROM [keyspace.]table, each
+// name plain or double-quoted.
+var selectFrom = regexp.MustCompile(`(?is)\bFROM\s+("(?:[^"]|"")+"|\w+)\s*(\.)?`)
+
+// selectsFrom reports whether the SELECT stmt reads a table of keyspace
+// ks, named or as the current keyspace.
+func (s *Shell) selectsFrom(stmt, ks string) bool {
+	m := selectFrom.FindStringSubmatch(stmt)
+	if m == nil {
+		return false
+	}
+	if m[2] == "" {
+		return s.keyspace == ks
+	}
+	name := m[1]
+	if strings.HasPrefix(name, `"`) {
+		name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+	} else {
+		name = strings.ToLower(name)
+	}
+	return name == ks
+}
+
+// fetchTrace reads a session as QueryTrace.populate does, at consistency
+// cl: the session row until it is complete (a duration and a start) or
+// wait has passed, then the events. complete is false when the wait ran
+// out; found is false when there is no session row at all. When only a
+// complete trace will do (waitComplete) and it is not, the events are
+// not read. Ctrl-C ends the wait (errInterrupted).
+func (s *Shell) fetchTrace(id gocql.UUID, cl gocql.Consistency, wait time.Duration, waitComplete bool) (tr *queryTrace, found, complete bool, err error) {
+	ctx, cancel := s.ctxFor(wait + s.opts.RequestTimeout)
+	defer cancel()
 	tr = &queryTrace{id: id}
 	deadline := time.Now().Add(wait)
-	sleep := 3 * time.Millisecond
-	for {
+	for sleep := 3 * time.Millisecond; ; sleep *= 2 {
 		var started time.Time
 		var duration *int
 		var coordinator, client string
-		found = false
 		iter := s.sess.Query("SELECT request, coordinator, client, started_at, duration FROM system_traces.sessions WHERE session_id = ?", id).
-			Consistency(s.consistency).Iter()
-		if iter.Scan(&tr.request, &coordinator, &client, &started, &duration) {
-			found = true
-		}
+			WithContext(ctx).Consistency(cl).Iter()
+		found = iter.Scan(&tr.request, &coordinator, &client, &started, &duration)
 		if err := iter.Close(); err != nil {
-			return nil, false, false, err
+			return nil, false, false, s.wrapTimeout(err)
 		}
 		complete = found && duration != nil && !started.IsZero()
 		if found && (complete || !waitComplete) || time.Now().Add(sleep).After(deadline) {
 			tr.coordinator, tr.client, tr.startedAt, tr.duration = coordinator, client, started, duration
 			break
 		}
-		time.Sleep(sleep)
-		sleep *= 2
+		select {
+		case <-time.After(sleep):
+		case <-ctx.Done():
+			return nil, false, false, s.wrapTimeout(ctx.Err())
+		}
 	}
-	if !found {
-		return tr, false, false, nil
+	if !found || waitComplete && !complete {
+		return tr, found, complete, nil
 	}
 	iter := s.sess.Query("SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?", id).
-		Consistency(s.consistency).Iter()
+		WithContext(ctx).Consistency(cl).Iter()
 	var ev traceEvent
 	var eid gocql.UUID
 	for iter.Scan(&eid, &ev.activity, &ev.source, &ev.elapsed, &ev.thread) {
@@ -97,15 +126,21 @@ func (s *Shell) fetchTrace(id gocql.UUID, wait time.Duration, waitComplete bool)
 		tr.events = append(tr.events, ev)
 		ev = traceEvent{}
 	}
-	return tr, true, complete, iter.Close()
+	return tr, true, complete, s.wrapTimeout(iter.Close())
 }
 
 // printStatementTraces prints the traces of a statement's requests after
-// its result, as cqlsh's perform_statement does with TRACING ON.
+// its result, as cqlsh's perform_statement does with TRACING ON: every
+// trace is fetched complete first, at the shell's consistency level;
+// when one is not complete within max_trace_wait, cqlsh's warning and
+// then every trace as it is, as SHOW SESSION shows them.
 func (s *Shell) printStatementTraces(ids []gocql.UUID) {
+	var traces []*queryTrace
 	for _, id := range ids {
-		tr, found, complete, err := s.fetchTrace(id, maxTraceWait, true)
+		tr, found, complete, err := s.fetchTrace(id, s.consistency, maxTraceWait, true)
 		switch {
+		case errors.Is(err, errInterrupted):
+			return
 		case err != nil:
 			s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
 			return
@@ -120,19 +155,25 @@ func (s *Shell) printStatementTraces(ids []gocql.UUID) {
 			}
 			return
 		}
+		traces = append(traces, tr)
+	}
+	for _, tr := range traces {
 		s.printTrace(tr)
 	}
 }
 
 // showSession is SHOW SESSION <id>: the trace as it is now when partial,
-// else once complete (waiting QueryTrace.populate's two seconds).
+// else once complete (waiting QueryTrace.populate's two seconds), read at
+// ONE, the consistency of cqlsh's own session.
 func (s *Shell) showSession(id gocql.UUID, partial bool) {
-	tr, found, complete, err := s.fetchTrace(id, showSessionWait, !partial)
-	if err != nil {
+	tr, found, complete, err := s.fetchTrace(id, gocql.One, showSessionWait, !partial)
+	switch {
+	case errors.Is(err, errInterrupted):
+		return
+	case err != nil:
 		s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
 		return
-	}
-	if !found || !partial && !complete {
+	case !found || !partial && !complete:
 		s.printerr(fmt.Sprintf("Session %s wasn't found.", id))
 		return
 	}
@@ -140,28 +181,30 @@ func (s *Shell) showSession(id gocql.UUID, partial bool) {
 }
 
 // printTrace is cqlsh's print_trace: the session's request, its events as
-// "<activity> [<thread>]", and "Request complete" once it has a duration,
-// with times in local time as Python's str(datetime) prints them.
+// "<activity> [<thread>]", and "Request complete" when it has a
+// duration, with times in local time as Python's str(datetime) prints
+// them. An event's elapsed time prints as "--" when it is null or 0
+// (total_micro_seconds of a false timedelta).
 func (s *Shell) printTrace(tr *queryTrace) {
 	if len(tr.events) == 0 {
 		s.printerr(fmt.Sprintf("No rows for session %s found.", tr.id))
 		return
 	}
-	text := func(v string) cell { return newCell(s.formatTraceValue(types.TextType, []byte(v))) }
-	num := func(n *int) cell {
-		if n == nil {
-			return s.nullCell()
+	text := func(v string) cell { return s.valueCell(types.TextType, []byte(v)) }
+	micros := func(n *int) cell {
+		if n == nil || *n == 0 {
+			return text("--")
 		}
-		return newCell(s.formatTraceValue(types.IntType, types.EncodeInt(int32(*n))))
+		return s.valueCell(types.IntType, types.EncodeInt(int32(*n)))
 	}
-	zero := 0
-	rows := [][]cell{{text(tr.request), text(pyDatetime(tr.startedAt)), text(tr.coordinator), num(&zero), text(tr.client)}}
+	rows := [][]cell{{text(tr.request), text(pyDatetime(tr.startedAt)), text(tr.coordinator),
+		s.valueCell(types.IntType, types.EncodeInt(0)), text(tr.client)}}
 	for _, ev := range tr.events {
-		rows = append(rows, []cell{text(ev.activity + " [" + ev.thread + "]"), text(pyDatetime(ev.at)), text(ev.source), num(ev.elapsed), text(tr.client)})
+		rows = append(rows, []cell{text(ev.activity + " [" + ev.thread + "]"), text(pyDatetime(ev.at)), text(ev.source), micros(ev.elapsed), text(tr.client)})
 	}
-	if tr.duration != nil {
+	if tr.duration != nil && *tr.duration != 0 {
 		done := tr.startedAt.Add(time.Duration(*tr.duration) * time.Microsecond)
-		rows = append(rows, []cell{text("Request complete"), text(pyDatetime(done)), text(tr.coordinator), num(tr.duration), text(tr.client)})
+		rows = append(rows, []cell{text("Request complete"), text(pyDatetime(done)), text(tr.coordinator), micros(tr.duration), text(tr.client)})
 	}
 	names := []string{"activity", "timestamp", "source", "source_elapsed", "client"}
 	header := make([]cell, len(names))
@@ -181,16 +224,6 @@ func (s *Shell) printTrace(tr *queryTrace) {
 	s.writeresult("")
 	writeTable(s.out, header, rows, true, s.tty)
 	s.writeresult("")
-}
-
-func (s *Shell) formatTraceValue(t *types.Type, v []byte) string {
-	o := s.format
-	o.Color = s.color
-	return FormatValue(t, v, o)
-}
-
-func (s *Shell) nullCell() cell {
-	return newCell(s.formatTraceValue(types.IntType, nil))
 }
 
 // pyDatetime formats t in local time as Python's str(datetime) does: the

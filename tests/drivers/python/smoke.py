@@ -19,6 +19,7 @@ import decimal
 import logging
 import math
 import os
+import socket
 import struct
 import sys
 import time
@@ -483,7 +484,7 @@ def run_config(proto, compression):
             trace = get_trace(rs)
             expect_equal(trace.request_type, "Execute CQL3 query", "trace request")
             assert trace.duration is not None and trace.started_at is not None, "incomplete trace %r" % (trace,)
-            expect_equal(str(trace.coordinator), HOST, "trace coordinator")
+            expect_equal(str(trace.coordinator), socket.gethostbyname(HOST), "trace coordinator")
             expect_equal(trace.parameters.get("query"), "SELECT id, v FROM kv WHERE id = 2", "trace query")
             acts = [e.description for e in trace.events]
             assert "Parsing SELECT id, v FROM kv WHERE id = 2" in acts, "trace events %r" % (acts,)
