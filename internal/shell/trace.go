@@ -139,10 +139,7 @@ func (s *Shell) printStatementTraces(ids []gocql.UUID) {
 	for _, id := range ids {
 		tr, found, complete, err := s.fetchTrace(id, s.consistency, maxTraceWait, true)
 		switch {
-		case errors.Is(err, errInterrupted):
-			return
-		case err != nil:
-			s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
+		case s.traceFailed(err):
 			return
 		case !found || !complete:
 			msg := fmt.Sprintf("Statement trace did not complete within %d seconds; trace data may be incomplete.", int(maxTraceWait/time.Second))
@@ -162,16 +159,22 @@ func (s *Shell) printStatementTraces(ids []gocql.UUID) {
 	}
 }
 
+// traceFailed reports whether reading a trace failed, printing cqlsh's
+// message unless Ctrl-C interrupted it.
+func (s *Shell) traceFailed(err error) bool {
+	if err != nil && !errors.Is(err, errInterrupted) {
+		s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
+	}
+	return err != nil
+}
+
 // showSession is SHOW SESSION <id>: the trace as it is now when partial,
 // else once complete (waiting QueryTrace.populate's two seconds), read at
 // ONE, the consistency of cqlsh's own session.
 func (s *Shell) showSession(id gocql.UUID, partial bool) {
 	tr, found, complete, err := s.fetchTrace(id, gocql.One, showSessionWait, !partial)
 	switch {
-	case errors.Is(err, errInterrupted):
-		return
-	case err != nil:
-		s.printerr(fmt.Sprintf("Unable to fetch query trace: %s", errorText(err)))
+	case s.traceFailed(err):
 		return
 	case !found || !partial && !complete:
 		s.printerr(fmt.Sprintf("Session %s wasn't found.", id))
