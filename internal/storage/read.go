@@ -27,7 +27,8 @@ func (p *Pebble) Read(ctx context.Context, t *schema.Table, cmd *mutation.ReadCo
 // tombstone_failure_threshold).
 type ReadInfo struct {
 	// TombstonesScanned counts the deletions, cell tombstones and expired
-	// cells the read went through.
+	// cells the read went through, less those a partition, range or row
+	// deletion already hides (pebbleReader.finishRow says how a row counts).
 	TombstonesScanned int64
 	// CellsScanned counts every stored entry the read went through.
 	CellsScanned int64
@@ -496,7 +497,7 @@ var readerPool = sync.Pool{New: func() any { return new(pebbleReader) }}
 
 func (r *pebbleReader) release() {
 	if cap(r.kbuf)+cap(r.pbuf)+cap(r.rbuf)+cap(r.acc.enc)+cap(r.ppBuf)+cap(r.upBuf)+cap(r.sbuf)+cap(r.bndBuf)+cap(r.ckBuf)+cap(r.fillBuf.data)+4*cap(r.fillBuf.ends) > 64<<10 ||
-		cap(r.acc.cells) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
+		cap(r.acc.cells) > 1024 || cap(r.acc.dead) > 1024 || cap(r.rts) > 1024 || cap(r.rangeBuf) > 64 {
 		return
 	}
 	// The cells' values may point into the partition cache's chunks: a

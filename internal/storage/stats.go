@@ -163,8 +163,8 @@ type Stats struct {
 	// markers and tombstones).
 	PartitionSize Histogram
 	CellCount     Histogram
-	// TombstonesPerRead counts the deletions, cell tombstones and expired
-	// cells scanned per partition read; LiveCellsPerRead the live cells
+	// TombstonesPerRead counts the tombstones scanned per partition read
+	// as ReadInfo.TombstonesScanned does; LiveCellsPerRead the live cells
 	// returned.
 	TombstonesPerRead Histogram
 	LiveCellsPerRead  Histogram
