@@ -119,7 +119,9 @@ func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool,
 		return false, err
 	}
 	for name, ks := range kss {
-		kss[name] = ks.withViewMasks()
+		if ks != old.Keyspaces[name] { // only what fn replaced can have changed
+			kss[name] = ks.withViewMasks()
+		}
 	}
 	next := &Schema{Keyspaces: kss, Version: newVersion()}
 	if m.store != nil {
