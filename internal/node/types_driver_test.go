@@ -655,11 +655,12 @@ func TestDriverKeyLengthLimits(t *testing.T) {
 		{"DELETE FROM ks.ck2 WHERE a = ? AND b = ? AND c = ?", []any{medium, medium, medium}, "Key length of 65554 is longer than maximum of 65535"},
 	} {
 		err := s.Query(c.q, c.args...).Exec()
+		var rerr gocql.RequestError
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s (%d bytes): %v", c.q, argBytes(c.args), err)
-		case c.want != "" && (err == nil || err.Error() != c.want):
-			t.Errorf("%s (%d bytes): %v, want %q", c.q, argBytes(c.args), err, c.want)
+		case c.want != "" && (!errors.As(err, &rerr) || rerr.Code() != 0x2200 || rerr.Message() != c.want):
+			t.Errorf("%s (%d bytes): %v, want Invalid %q", c.q, argBytes(c.args), err, c.want)
 		}
 	}
 }
