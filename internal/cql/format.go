@@ -668,14 +668,12 @@ func (f *formatter) selector(e SelectorExpr) {
 		f.WriteByte('(')
 		e.Type.format(&f.Builder)
 		f.WriteByte(')')
-		switch e.Expr.(type) {
-		case *FieldSel, *ElementSel:
-			// A hint binds tighter than a field or element selection.
+		if HintNeedsParens(e.Expr) {
 			f.WriteByte('(')
 			f.selector(e.Expr)
 			f.WriteByte(')')
-		default:
-			f.selectorOperand(e.Expr)
+		} else {
+			f.selector(e.Expr)
 		}
 	case *TermSel:
 		f.selectorTerm(e.Term)
@@ -826,6 +824,17 @@ func (f *formatter) selectorTerm(t Term) {
 }
 
 // selectorOperand writes the receiver of a field or element selection.
+// HintNeedsParens reports whether the selector a type hint applies to is
+// written in parentheses: a hint binds tighter than an operator, a field
+// or an element selection.
+func HintNeedsParens(e SelectorExpr) bool {
+	switch e.(type) {
+	case *ArithSel, *NegSel, *FieldSel, *ElementSel:
+		return true
+	}
+	return false
+}
+
 func (f *formatter) selectorOperand(e SelectorExpr) {
 	switch e.(type) {
 	case *ArithSel, *NegSel:

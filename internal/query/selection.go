@@ -377,8 +377,7 @@ func (sc *selCompiler) compileHint(x *cql.HintSel) (*selExpr, error) {
 		to = &frozen
 	}
 	inner := arg.name
-	switch x.Expr.(type) {
-	case *cql.ArithSel, *cql.NegSel, *cql.FieldSel, *cql.ElementSel:
+	if cql.HintNeedsParens(x.Expr) {
 		inner = "(" + inner + ")"
 	}
 	name := "(" + typeExprString(x.Type) + ")" + inner

@@ -17,8 +17,7 @@ func JavaDouble(f float64, bits int) string {
 	if s, ok := NonFinite(f); ok {
 		return s
 	}
-	switch {
-	case f == 0:
+	if f == 0 {
 		if math.Signbit(f) {
 			return "-0.0"
 		}
