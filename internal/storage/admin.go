@@ -43,12 +43,12 @@ type DiskStats struct {
 // id.
 func (p *Pebble) TableDiskStats(id uuid.UUID) (DiskStats, error) {
 	var st DiskStats
-	tp := appendTablePrefix(nil, id)
-	end := prefixEnd(tp)
-	live, err := p.db.EstimateDiskUsage(tp, end)
+	live, err := p.TableDiskUsage(id)
 	if err != nil {
 		return st, err
 	}
+	tp := appendTablePrefix(nil, id)
+	end := prefixEnd(tp)
 	st.LiveBytes = live
 	levels, err := p.db.SSTables(pebble.WithProperties(), pebble.WithKeyRangeFilter(tp, end))
 	if err != nil {
@@ -66,6 +66,13 @@ func (p *Pebble) TableDiskStats(id uuid.UUID) (DiskStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// TableDiskUsage estimates the bytes of sstables used by the table with
+// the given id (DiskStats.LiveBytes, without the rest of TableDiskStats).
+func (p *Pebble) TableDiskUsage(id uuid.UUID) (uint64, error) {
+	tp := appendTablePrefix(nil, id)
+	return p.db.EstimateDiskUsage(tp, prefixEnd(tp))
 }
 
 // PartitionSummary is what a scan of a table's stored partitions found

@@ -434,7 +434,7 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	if p.pc != nil {
 		p.pc.fold(b, err == nil)
 	}
-	p.stats.get(t.ID).recordWrite(time.Since(start))
+	p.stats.get(t.ID).write.Record(time.Since(start))
 	return err
 }
 

@@ -41,16 +41,21 @@ type ReadInfo struct {
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
 	ts := p.stats.get(cmd.TableID)
+	lat := &ts.point
+	if cmd.Key == nil {
+		lat = &ts.scan
+	}
 	var start time.Time
-	timed := ts.startRead()
+	timed := lat.StartSampled()
 	if timed {
 		start = time.Now()
 	}
 	ps, err := p.read(ctx, t, cmd, &info, ts)
 	if timed {
-		ts.recordReadLatency(time.Since(start))
+		lat.RecordTimed(time.Since(start))
 	}
 	info.LiveRows = mutation.LiveRows(ps)
+	ts.rowsRead.add(info.LiveRows)
 	err = p.guard(ctx, t, cmd, &info, err)
 	if err == nil {
 		tracing.ReadDone(ctx, info.LiveRows, info.TombstonesScanned, p.overTombstoneWarn(&info))

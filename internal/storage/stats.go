@@ -168,23 +168,42 @@ type Stats struct {
 	// returned.
 	TombstonesPerRead Histogram
 	LiveCellsPerRead  Histogram
-	// ReadOps and WriteOps count read commands and Applies; ReadLatency and
-	// WriteLatency are their latencies in microseconds.
-	ReadOps, WriteOps         int64
-	ReadLatency, WriteLatency Histogram
-	ReadMicros, WriteMicros   int64 // total latencies
+	// RowsPerRead counts the live rows each read command returned
+	// (Cassandra's liveScannedHistogram).
+	RowsPerRead Histogram
+	// ReadOps counts single-partition read commands, ScanOps range read
+	// commands and WriteOps Applies; ReadLatency, ScanLatency and
+	// WriteLatency are their latencies in microseconds (reads and scans
+	// sampled, see readSampleEvery), and ReadMicros, ScanMicros and
+	// WriteMicros estimate their totals.
+	ReadOps, ScanOps, WriteOps             int64
+	ReadLatency, ScanLatency, WriteLatency Histogram
+	ReadMicros, ScanMicros, WriteMicros    int64
 }
 
 type tableStats struct {
 	reads                             atomic.Int64
 	size, cells, tombstones, liveRead atomicHistogram
+	rowsRead                          atomicHistogram
 
-	readOps, writeOps         atomic.Int64
-	readMicros, writeMicros   atomic.Int64
-	readLatency, writeLatency atomicHistogram
-	// readTimed counts the reads whose latency was measured
-	// (readSampleEvery); readMicros and readLatency are theirs.
-	readTimed atomic.Int64
+	// point and scan time single-partition and range reads, write
+	// Applies.
+	point, scan, write Timer
+}
+
+// Timer counts operations and records the latencies of those timed
+// (storage's reads and writes, the coordinator's).
+type Timer struct {
+	ops, timed, micros atomic.Int64
+	hist               atomicHistogram
+}
+
+// TimerSnapshot is what a Timer counted: Ops operations, the latencies in
+// microseconds of those timed, and the estimated total of all latencies.
+type TimerSnapshot struct {
+	Ops     int64
+	Latency Histogram
+	Micros  int64
 }
 
 // readSampleEvery: one read in readSampleEvery of a table is timed for
@@ -193,22 +212,32 @@ type tableStats struct {
 // histogram holds the samples and the mean is theirs.
 const readSampleEvery = 8
 
-// startRead counts a read and reports whether to time it.
-func (ts *tableStats) startRead() bool { return ts.readOps.Add(1)%readSampleEvery == 1 }
+// StartSampled counts an operation and reports whether to time it: one
+// in readSampleEvery is.
+func (l *Timer) StartSampled() bool { return l.ops.Add(1)%readSampleEvery == 1 }
 
-// recordReadLatency records the latency of a timed read.
-func (ts *tableStats) recordReadLatency(d time.Duration) {
+// RecordTimed records the latency of an operation StartSampled chose.
+func (l *Timer) RecordTimed(d time.Duration) {
 	us := d.Microseconds()
-	ts.readTimed.Add(1)
-	ts.readMicros.Add(us)
-	ts.readLatency.add(us)
+	l.timed.Add(1)
+	l.micros.Add(us)
+	l.hist.add(us)
 }
 
-func (ts *tableStats) recordWrite(d time.Duration) {
-	us := d.Microseconds()
-	ts.writeOps.Add(1)
-	ts.writeMicros.Add(us)
-	ts.writeLatency.add(us)
+// Record counts an operation and records its latency.
+func (l *Timer) Record(d time.Duration) {
+	l.ops.Add(1)
+	l.RecordTimed(d)
+}
+
+// Snapshot returns what the timer counted. Micros is estimated from the
+// timed operations.
+func (l *Timer) Snapshot() TimerSnapshot {
+	micros, timed, ops := l.micros.Load(), l.timed.Load(), l.ops.Load()
+	if timed > 0 && timed != ops {
+		micros = int64(float64(micros) * float64(ops) / float64(timed))
+	}
+	return TimerSnapshot{Ops: ops, Latency: l.hist.snapshot(), Micros: micros}
 }
 
 type tableStatsMap struct{ m sync.Map } // [16]byte -> *tableStats
@@ -229,24 +258,23 @@ func (p *Pebble) TableStats(id uuid.UUID) Stats {
 		return Stats{}
 	}
 	ts := v.(*tableStats)
-	// ReadMicros is the total over all reads, estimated from the timed
-	// ones (ReadMicros / ReadOps is their mean).
-	readMicros := ts.readMicros.Load()
-	if timed := ts.readTimed.Load(); timed > 0 {
-		readMicros = int64(float64(readMicros) * float64(ts.readOps.Load()) / float64(timed))
-	}
+	point, scan, write := ts.point.Snapshot(), ts.scan.Snapshot(), ts.write.Snapshot()
 	return Stats{
 		Reads:             ts.reads.Load(),
 		PartitionSize:     ts.size.snapshot(),
 		CellCount:         ts.cells.snapshot(),
 		TombstonesPerRead: ts.tombstones.snapshot(),
 		LiveCellsPerRead:  ts.liveRead.snapshot(),
-		ReadOps:           ts.readOps.Load(),
-		WriteOps:          ts.writeOps.Load(),
-		ReadLatency:       ts.readLatency.snapshot(),
-		WriteLatency:      ts.writeLatency.snapshot(),
-		ReadMicros:        readMicros,
-		WriteMicros:       ts.writeMicros.Load(),
+		RowsPerRead:       ts.rowsRead.snapshot(),
+		ReadOps:           point.Ops,
+		ScanOps:           scan.Ops,
+		WriteOps:          write.Ops,
+		ReadLatency:       point.Latency,
+		ScanLatency:       scan.Latency,
+		WriteLatency:      write.Latency,
+		ReadMicros:        point.Micros,
+		ScanMicros:        scan.Micros,
+		WriteMicros:       write.Micros,
 	}
 }
 
