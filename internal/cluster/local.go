@@ -4,6 +4,8 @@ import (
 	"context"
 	"hash/fnv"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
@@ -22,6 +24,35 @@ type Local struct {
 	// stripes are the partition locks of LockPartitions: a buffered
 	// channel of capacity one per stripe, so that waiting can be cancelled.
 	stripes [lockStripes]chan struct{}
+	// timers are the coordinator's latencies per table id
+	// ([16]byte -> *Timers).
+	timers sync.Map
+}
+
+// Timers are the coordinator-side latencies of one table's single
+// partition reads, range reads and writes (Cassandra's
+// coordinatorReadLatency, coordinatorScanLatency and
+// coordinatorWriteLatency): from the coordinator's receipt of a command
+// to its answer, consistency handling included.
+type Timers struct {
+	Read, Scan, Write storage.Timer
+}
+
+func (l *Local) tableTimers(id [16]byte) *Timers {
+	if v, ok := l.timers.Load(id); ok {
+		return v.(*Timers)
+	}
+	v, _ := l.timers.LoadOrStore(id, new(Timers))
+	return v.(*Timers)
+}
+
+// TableTimers returns the coordinator latencies of the table with the
+// given id, or nil when it had no command.
+func (l *Local) TableTimers(id [16]byte) *Timers {
+	if v, ok := l.timers.Load(id); ok {
+		return v.(*Timers)
+	}
+	return nil
 }
 
 var _ query.Coordinator = (*Local)(nil)
@@ -41,7 +72,10 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 		return cqlerr.Invalidf("You must use conditional updates for serializable writes")
 	}
 	tracing.Trace(ctx, tracing.RequestThread, "Determining replicas for mutation")
-	if err := l.engine.Apply(ctx, t, updates...); err != nil {
+	start := time.Now()
+	err := l.engine.Apply(ctx, t, updates...)
+	l.tableTimers(t.ID).Write.Record(time.Since(start))
+	if err != nil {
 		if ce, ok := err.(*cqlerr.Error); ok {
 			return ce
 		}
@@ -65,7 +99,20 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 		tracing.Trace(ctx, tracing.RequestThread, "Submitting range requests on 1 ranges with a concurrency of 1")
 		tracing.Trace(ctx, tracing.RequestThread, "Submitted 1 concurrent range requests")
 	}
+	tt := l.tableTimers(t.ID)
+	tm := &tt.Read
+	if cmd.Key == nil {
+		tm = &tt.Scan
+	}
+	var start time.Time
+	timed := tm.StartSampled()
+	if timed {
+		start = time.Now()
+	}
 	parts, err := l.engine.Read(ctx, t, cmd)
+	if timed {
+		tm.RecordTimed(time.Since(start))
+	}
 	if err != nil {
 		if ce, ok := err.(*cqlerr.Error); ok {
 			return nil, ce
