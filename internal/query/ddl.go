@@ -833,6 +833,12 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 	}
 	// The replicated system keyspaces' tables take TRUNCATE, as they take
 	// writes (TRUNCATE system_traces.sessions clears the traces).
+	if schema.IsVirtualKeyspace(t.Keyspace) {
+		// TruncateStatement.executeForVirtualTable wraps the table's
+		// refusal in a TruncateException.
+		return &cqlerr.Error{Code: cqlerr.TruncateError,
+			Message: fmt.Sprintf("Error during truncate: Truncation is not supported by table %s.%s", t.Keyspace, t.Name)}
+	}
 	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && !schema.IsReplicatedSystemKeyspace(t.Keyspace) {
 		return cqlerr.Invalidf("Cannot TRUNCATE table %s.%s: system tables are not user-modifiable", t.Keyspace, t.Name)
 	}

@@ -68,6 +68,8 @@ type Config struct {
 	// a traced request live (0: they do not expire; the node's default
 	// is one day).
 	TraceTTL int32
+	// Runtime, when set, answers the system_views tables (sysviews.go).
+	Runtime RuntimeSource
 }
 
 // Executor executes CQL statements. Safe for concurrent use.
@@ -75,6 +77,8 @@ type Executor struct {
 	cfg    Config
 	now    func() time.Time
 	lastTS atomic.Int64
+	// metrics are system_views.cql_metrics' counters.
+	metrics cqlMetrics
 
 	mu       sync.RWMutex
 	prepared map[[16]byte]*preparedEntry
@@ -153,6 +157,9 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 	c, err := e.parseAndCompile(ctx, query, e.keyspaceFor(sess, opts))
 	if err != nil {
 		return nil, err
+	}
+	if sess == nil || !sess.Internal {
+		e.metrics.regularExecuted.Add(1)
 	}
 	return e.bindAndRun(ctx, sess, c, opts)
 }
@@ -294,6 +301,7 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 	}
 	c, query, err := e.lookupPrepared(id)
 	if err == nil {
+		e.metrics.preparedExecuted.Add(1)
 		// Values are bound before the trace records them, as
 		// ExecuteMessage prepares its options before traceQuery.
 		err = bind(c, opts)
@@ -323,12 +331,14 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 			if err != nil {
 				return nil, err
 			}
+			e.metrics.preparedExecuted.Add(1)
 			c = cc
 		} else {
 			cc, err := e.parseAndCompile(ctx, bs.Query, e.keyspaceFor(sess, &b.Options))
 			if err != nil {
 				return nil, err
 			}
+			e.metrics.regularExecuted.Add(1)
 			c = cc
 		}
 		if c.modify == nil {

@@ -88,10 +88,24 @@ type sliceTerms struct {
 	lowerIncl, upperIncl bool
 }
 
-func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspace string) (*schema.Table, error) {
+// modifyTable resolves the table of an INSERT, UPDATE or DELETE;
+// conditional and expiring say whether the statement has conditions and a
+// TTL.
+func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspace string, conditional, expiring bool) (*schema.Table, error) {
 	t, err := resolveTable(s, name, keyspace)
 	if err != nil {
 		return nil, err
+	}
+	// The virtual keyspaces' tables are read-only (AbstractVirtualTable),
+	// after ModificationStatement's checks for virtual tables.
+	if schema.IsVirtualKeyspace(t.Keyspace) {
+		switch {
+		case conditional:
+			return nil, cqlerr.Invalidf("Conditional updates are not supported by virtual tables")
+		case expiring:
+			return nil, cqlerr.Invalidf("Expiring columns are not supported by virtual tables")
+		}
+		return nil, cqlerr.Invalidf("Modification is not supported by table %s.%s", t.Keyspace, t.Name)
 	}
 	// The replicated system keyspaces' tables (system_auth,
 	// system_traces) are stored and, as in Cassandra, writable (with
@@ -125,7 +139,7 @@ func (c *compiled) compileUsing(p *modifyPlan, u cql.UsingClause, now nowFunc) e
 }
 
 func (e *Executor) compileInsert(c *compiled, s *schema.Schema, st *cql.Insert, keyspace string) error {
-	t, err := e.modifyTable(s, st.Table, keyspace)
+	t, err := e.modifyTable(s, st.Table, keyspace, st.IfNotExists, st.Using.TTL != nil)
 	if err != nil {
 		return err
 	}
@@ -943,7 +957,7 @@ func joinClusterings(prefixes, suffixes [][][]byte) ([][][]byte, error) {
 }
 
 func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, keyspace string) error {
-	t, err := e.modifyTable(s, st.Table, keyspace)
+	t, err := e.modifyTable(s, st.Table, keyspace, st.IfExists || len(st.Conditions) > 0, st.Using.TTL != nil)
 	if err != nil {
 		return err
 	}
@@ -1002,7 +1016,7 @@ func (e *Executor) compileUpdate(c *compiled, s *schema.Schema, st *cql.Update, 
 }
 
 func (e *Executor) compileDelete(c *compiled, s *schema.Schema, st *cql.Delete, keyspace string) error {
-	t, err := e.modifyTable(s, st.Table, keyspace)
+	t, err := e.modifyTable(s, st.Table, keyspace, st.IfExists || len(st.Conditions) > 0, false)
 	if err != nil {
 		return err
 	}

@@ -384,7 +384,9 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	if err := checkCustomIndexExpressions(t, st.Where); err != nil {
 		return err
 	}
-	allowFiltering := st.AllowFiltering
+	// Tables of the virtual keyspaces filter without ALLOW FILTERING
+	// (VirtualTable.allowFilteringImplicitly, CASSANDRA-18238).
+	allowFiltering := st.AllowFiltering || schema.IsVirtualKeyspace(t.Keyspace)
 	if p.ann != nil {
 		if err := p.checkAnnRestrictions(st, pk, ck, ckSlices, pkSlice); err != nil {
 			return err

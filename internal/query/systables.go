@@ -47,7 +47,12 @@ type virtualTable struct {
 func (v *virtualTable) row(pk []byte, clustering ...[]byte) *virtualRow {
 	part := v.parts[string(pk)]
 	if part == nil {
-		part = &mutation.Partition{Key: pk, Token: v.e.cfg.Partitioner.Token(pk)}
+		part = &mutation.Partition{Key: pk}
+		if localOrdered(v.t) {
+			part.Token = localToken(v.t, pk)
+		} else {
+			part.Token = v.e.cfg.Partitioner.Token(pk)
+		}
 		v.parts[string(pk)] = part
 	}
 	part.Rows = append(part.Rows, mutation.Row{Clustering: clustering, Marker: mutation.Liveness{Timestamp: 0, LocalDeletionTime: mutation.NoDeletion}, Deletion: mutation.Live})
@@ -143,6 +148,10 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 		// Views are built before CREATE MATERIALIZED VIEW returns.
 	case "system.size_estimates", "system.table_estimates", schema.SystemViews + ".cqld_table_histograms":
 		e.addTableStatsRows(v, s, addRow)
+	default:
+		if t.Keyspace == schema.SystemViews {
+			e.addSystemViewsRows(v, s, addRow)
+		}
 	case "system_schema.keyspaces":
 		for _, name := range s.KeyspaceNames() {
 			ks := s.Keyspaces[name]
@@ -272,7 +281,7 @@ func (e *Executor) virtualPartitions(t *schema.Table) []mutation.Partition {
 		if out[i].Token != out[j].Token {
 			return out[i].Token < out[j].Token
 		}
-		return bytes.Compare(out[i].Key, out[j].Key) < 0
+		return compareKeys(t, out[i].Key, out[j].Key) < 0
 	})
 	return out
 }
@@ -320,7 +329,7 @@ func (e *Executor) virtualRead(t *schema.Table, cmd *mutation.ReadCommand) ([]mu
 				if cmd.StartKey == nil {
 					continue
 				}
-				c := bytes.Compare(p.Key, cmd.StartKey)
+				c := compareKeys(t, p.Key, cmd.StartKey)
 				if c < 0 || (c == 0 && !cmd.StartInclusive) {
 					continue
 				}

@@ -143,6 +143,14 @@ func IsSystemKeyspace(name string) bool {
 	return ok
 }
 
+// IsVirtualKeyspace reports whether name is one of Cassandra's virtual
+// keyspaces (system_views, system_virtual_schema), whose tables cqld
+// serves as Cassandra serves virtual tables. (cqld also serves system and
+// system_schema itself, but Cassandra stores those.)
+func IsVirtualKeyspace(name string) bool {
+	return name == SystemViews || name == SystemVirtualSchema
+}
+
 // protectSystem is Cassandra's ClientState.preventSystemKSSchemaModification
 // for a schema change (perm CREATE, ALTER or DROP) of keyspace ks, or of
 // its table when table is set: the local system keyspaces are not

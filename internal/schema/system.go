@@ -223,17 +223,18 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"clustering_order text", "column_name_bytes blob", "kind text", "position int", "type text"),
 				"virtual column definitions"),
 		),
-		// system_views holds cqld's own table: cqld_table_histograms, the
-		// per-table histograms of nodetool tablehistograms (sizes in bytes,
-		// from the storage engine's statistics; see query/tablestats.go).
-		SystemViews: mk(SystemViews, local, true,
+		// system_views holds Cassandra 5.0's tables (systemViewsTables) and
+		// cqld's own cqld_table_histograms, the per-table histograms of
+		// nodetool tablehistograms (sizes in bytes, from the storage
+		// engine's statistics; see query/tablestats.go).
+		SystemViews: mk(SystemViews, local, true, append(systemViewsTables(),
 			defineTable(SystemViews, "cqld_table_histograms",
 				"pk:keyspace_name text", "ck:table_name text", "reads bigint", "partitions_measured bigint",
 				"mean_partition_size bigint", "p50_partition_size bigint", "p75_partition_size bigint",
 				"p95_partition_size bigint", "p99_partition_size bigint", "max_partition_size bigint",
 				"mean_cell_count bigint", "p50_cell_count bigint", "p99_cell_count bigint", "max_cell_count bigint",
 				"p50_tombstones_per_read bigint", "p99_tombstones_per_read bigint", "max_tombstones_per_read bigint"),
-		),
+		)...),
 		SystemAuthKeyspace: mk(SystemAuthKeyspace,
 			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, false,
 			storedTable(SystemAuthKeyspace, "roles", "pk:role text", "can_login boolean", "is_superuser boolean",
