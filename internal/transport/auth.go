@@ -53,6 +53,7 @@ func (c *conn) handleAuthResponse(req *request) {
 	c.sessMu.Unlock()
 	c.authPending = false
 	c.ready = true
+	c.stage.Store(stageReady)
 	bp := c.startFrame(stream, opAuthSuccess)
 	*bp = appendBytes(*bp, nil)
 	c.finishFrame(bp, true)

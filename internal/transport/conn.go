@@ -74,6 +74,15 @@ type conn struct {
 	registeredSchema atomic.Bool
 	draining         atomic.Bool
 
+	// stage and requests are what system_views.clients shows of the
+	// connection (clients.go); startup holds the STARTUP options, under
+	// sessMu.
+	stage    atomic.Uint32
+	requests atomic.Int64
+	startup  map[string]string
+	// sharedVersion is version, for other goroutines.
+	sharedVersion atomic.Uint32
+
 	sessMu sync.Mutex
 	sess   query.Session
 
@@ -174,6 +183,7 @@ func (c *conn) negotiate() error {
 	v := b[0] & 0x7f
 	if v >= 3 && v <= 5 {
 		c.version = v
+		c.sharedVersion.Store(uint32(v))
 		return nil
 	}
 	body := appendString(appendInt(nil, int32(cqlerr.ProtocolError)), unsupportedVersionMessage(v))
@@ -346,6 +356,7 @@ func segmentErr(err error) error {
 // dispatch handles one envelope; it returns false to close the connection.
 func (c *conn) dispatch(req *request) bool {
 	h := &req.hdr
+	c.requests.Add(1)
 	if h.flags&flagCustomPayload != 0 {
 		r := reader{b: req.body}
 		r.skipBytesMap()
@@ -415,6 +426,9 @@ func (c *conn) handleStartup(req *request) {
 		c.sendError(stream, cqlerr.Protocolf("Missing value CQL_VERSION in STARTUP message"))
 		return
 	}
+	c.sessMu.Lock()
+	c.startup = opts
+	c.sessMu.Unlock()
 	name := strings.ToUpper(opts[message.StartupOptionCompression])
 	comp, ok := compressorFor(name, c.version)
 	if !ok {
@@ -428,9 +442,11 @@ func (c *conn) handleStartup(req *request) {
 		bp = c.startFrame(stream, opAuthenticate)
 		*bp = appendString(*bp, a.AuthenticatorClass())
 		c.authPending = true
+		c.stage.Store(stageAuthenticating)
 	} else {
 		bp = c.startFrame(stream, opReady)
 		c.ready = true
+		c.stage.Store(stageReady)
 	}
 	c.finishFrame(bp, false)
 	it := outItem{buf: bp}

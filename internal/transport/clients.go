@@ -1,0 +1,76 @@
+package transport
+
+import (
+	"bytes"
+	"maps"
+	"net"
+	"sort"
+
+	"github.com/cqld/cqld/internal/query"
+)
+
+// Connection stages, as ConnectionStage names them in
+// system_views.clients.
+const (
+	stageEstablished = iota
+	stageAuthenticating
+	stageReady
+)
+
+var stageNames = [...]string{"established", "authenticating", "ready"}
+
+// anonymousUser is AuthenticatedUser.ANONYMOUS_USER's name: the user of
+// every connection when the authenticator requires no login.
+const anonymousUser = "anonymous"
+
+// Clients returns the open native-protocol connections, for
+// system_views.clients, sorted by address and port.
+func (s *Server) Clients() []query.ClientInfo {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	authRequired := s.cfg.Authenticator != nil && s.cfg.Authenticator.RequireAuthentication()
+	out := make([]query.ClientInfo, 0, len(conns))
+	for _, c := range conns {
+		a, ok := c.nc.RemoteAddr().(*net.TCPAddr)
+		if !ok {
+			continue
+		}
+		ci := query.ClientInfo{
+			Address:         a.IP,
+			Port:            a.Port,
+			Hostname:        a.IP.String(),
+			Stage:           stageNames[c.stage.Load()],
+			ProtocolVersion: int(c.sharedVersion.Load()),
+			Requests:        c.requests.Load(),
+		}
+		c.sessMu.Lock()
+		ci.Username, ci.Keyspace = c.sess.User, c.sess.Keyspace
+		ci.Options = maps.Clone(c.startup)
+		c.sessMu.Unlock()
+		if ci.Username == "" && !authRequired {
+			ci.Username = anonymousUser
+		}
+		out = append(out, ci)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if c := compareIP(out[i].Address, out[j].Address); c != 0 {
+			return c < 0
+		}
+		return out[i].Port < out[j].Port
+	})
+	return out
+}
+
+func compareIP(a, b net.IP) int {
+	if a4 := a.To4(); a4 != nil {
+		a = a4
+	}
+	if b4 := b.To4(); b4 != nil {
+		b = b4
+	}
+	return bytes.Compare(a, b)
+}
