@@ -159,6 +159,7 @@ func (n *Node) start() error {
 		Security: security,
 		Schema:   n.schema, Coordinator: coord, Partitioner: murmur3{}, Node: n, Logger: n.log,
 		TableStats:                                 &tableStats{engine: n.engine},
+		Runtime:                                    newRuntimeSource(n, coord),
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
 		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,
