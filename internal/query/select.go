@@ -386,7 +386,7 @@ func (c *compiled) compileRestrictions(p *selectPlan, st *cql.Select, now nowFun
 	}
 	// Tables of the virtual keyspaces filter without ALLOW FILTERING
 	// (VirtualTable.allowFilteringImplicitly, CASSANDRA-18238).
-	allowFiltering := st.AllowFiltering || schema.IsVirtualKeyspace(t.Keyspace)
+	allowFiltering := st.AllowFiltering || schema.IsVirtualKeyspace(t.Keyspace) && t.Name != schema.SystemLogsTable
 	if p.ann != nil {
 		if err := p.checkAnnRestrictions(st, pk, ck, ckSlices, pkSlice); err != nil {
 			return err

@@ -39,6 +39,18 @@ func IsTableMetricTable(name string) bool {
 	return false
 }
 
+// SystemLogsTable is system_views.system_logs, the one virtual table that
+// does not filter implicitly (LogMessagesTable).
+const SystemLogsTable = "system_logs"
+
+func bigints(names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + " bigint"
+	}
+	return out
+}
+
 func systemViewsTables() []*Table {
 	sv := SystemViews
 	tables := []*Table{
@@ -56,6 +68,38 @@ func systemViewsTables() []*Table {
 			"system caches"),
 		withComment(defineTable(sv, "cql_metrics", "pk:name text", "value double"),
 			"Metrics specific to CQL prepared statement caching"),
+		// Tables of subsystems a single node does not run (hints,
+		// streaming, internode messaging) or cqld does not have
+		// (snapshots, the CQLLOG log appender, off by default in
+		// Cassandra too): they have no rows.
+		withComment(defineTable(sv, "pending_hints",
+			"pk:host_id uuid", "address inet", "port int", "rack text", "dc text", "status text",
+			"files int", "newest timestamp", "oldest timestamp"),
+			"Pending hints that this node has for other nodes"),
+		defineTable(sv, "streaming",
+			"pk:id timeuuid", "follower boolean", "operation text", "peers frozen<list<text>>", "status text",
+			"progress_percentage float", "last_updated_at timestamp", "duration_millis bigint",
+			"failure_cause text", "success_message text", "bytes_to_receive bigint", "bytes_received bigint",
+			"bytes_to_send bigint", "bytes_sent bigint", "files_to_receive bigint", "files_received bigint",
+			"files_to_send bigint", "files_sent bigint", "status_init_timestamp timestamp",
+			"status_start_timestamp timestamp", "status_success_timestamp timestamp",
+			"status_failure_timestamp timestamp"),
+		defineTable(sv, "internode_inbound", append([]string{"pk:address inet", "pk:port int", "ck:dc text", "ck:rack text"},
+			bigints("using_bytes", "using_reserve_bytes", "corrupt_frames_recovered", "corrupt_frames_unrecovered",
+				"error_bytes", "error_count", "expired_bytes", "expired_count", "scheduled_bytes", "scheduled_count",
+				"processed_bytes", "processed_count", "received_bytes", "received_count", "throttled_count",
+				"throttled_nanos")...)...),
+		defineTable(sv, "internode_outbound", append([]string{"pk:address inet", "pk:port int", "ck:dc text", "ck:rack text"},
+			bigints("using_bytes", "using_reserve_bytes", "pending_count", "pending_bytes", "sent_count", "sent_bytes",
+				"expired_count", "expired_bytes", "error_count", "error_bytes", "overload_count", "overload_bytes",
+				"active_connections", "connection_attempts", "successful_connection_attempts")...)...),
+		withComment(defineTable(sv, "snapshots",
+			"pk:name text", "ck:keyspace_name text", "ck:table_name text", "true_size bigint",
+			"size_on_disk bigint", "created_at timestamp", "expires_at timestamp", "ephemeral boolean"),
+			"available snapshots"),
+		withComment(defineTable(sv, SystemLogsTable,
+			"pk:timestamp timestamp", "ck:order_in_millisecond int", "logger text", "level text", "message text"),
+			"Cassandra logs"),
 	}
 	for _, m := range tableMetricTables {
 		tables = append(tables, defineTable(sv, m.name,
