@@ -160,6 +160,7 @@ func (n *Node) start() error {
 		Schema:   n.schema, Coordinator: coord, Partitioner: murmur3{}, Node: n, Logger: n.log,
 		TableStats:                                 &tableStats{engine: n.engine},
 		Runtime:                                    newRuntimeSource(n, coord),
+		PersistPreparedStatements:                  true,
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
 		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,
@@ -182,6 +183,11 @@ func (n *Node) start() error {
 		if err := n.auth.Setup(context.Background()); err != nil {
 			return fmt.Errorf("setting up roles: %w", err)
 		}
+	}
+	if loaded, removed, err := n.exec.PreloadPrepared(context.Background()); err != nil {
+		return fmt.Errorf("preloading prepared statements: %w", err)
+	} else if loaded > 0 || removed > 0 {
+		n.log.Info(fmt.Sprintf("Preloaded %d prepared statements", loaded), "removed", removed)
 	}
 	tcfg := transport.Config{Logger: n.log, CQLVersion: query.CQLVersion}
 	if n.auth != nil {

@@ -70,6 +70,9 @@ type Config struct {
 	TraceTTL int32
 	// Runtime, when set, answers the system_views tables (sysviews.go).
 	Runtime RuntimeSource
+	// PersistPreparedStatements keeps prepared statements in
+	// system.prepared_statements (prepared.go).
+	PersistPreparedStatements bool
 }
 
 // Executor executes CQL statements. Safe for concurrent use.
@@ -233,6 +236,12 @@ func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, key
 		keyspace = sess.Keyspace
 	}
 	defer e.beginTrace(ctx, "Preparing CQL3 query", func() map[string]string { return map[string]string{"query": query} })()
+	return e.prepare(ctx, query, keyspace, e.cfg.PersistPreparedStatements)
+}
+
+// prepare compiles and caches a statement; persist writes a statement new
+// to the cache to system.prepared_statements (prepared.go).
+func (e *Executor) prepare(ctx context.Context, query, keyspace string, persist bool) (*Prepared, error) {
 	c, err := e.parseAndCompile(ctx, query, keyspace)
 	if err != nil {
 		return nil, err
@@ -240,8 +249,12 @@ func (e *Executor) Prepare(ctx context.Context, sess *Session, query string, key
 	id := preparedID(keyspace, query)
 	p := &Prepared{ID: id[:], Bound: c.bound, PKIndexes: c.pkIndexes, Columns: c.resultColumns()}
 	e.mu.Lock()
+	_, known := e.prepared[id]
 	e.prepared[id] = newPreparedEntry(query, keyspace, c, p)
 	e.mu.Unlock()
+	if persist && !known {
+		e.persistPrepared(ctx, id, keyspace, query)
+	}
 	return p, nil
 }
 

@@ -94,12 +94,22 @@ func storedTable(ks, name string, specs ...string) *Table {
 	return t
 }
 
+// PreparedStatementsTable is system.prepared_statements, where prepared
+// statements persist (query/prepared.go).
+const PreparedStatementsTable = "prepared_statements"
+
+// localTable defines a stored table of the system keyspace, with
+// SystemKeyspace's gc_grace_seconds of 0 (defineTable's).
+func localTable(ks, name string, specs ...string) *Table {
+	t := defineTable(ks, name, specs...)
+	t.Virtual = false
+	return t
+}
+
 // traceTable defines a table of system_traces: stored, with no
 // gc_grace_seconds (defineTable's), as TraceKeyspace has them.
 func traceTable(name, comment string, specs ...string) *Table {
-	t := withComment(defineTable(SystemTracesKeyspace, name, specs...), comment)
-	t.Virtual = false
-	return t
+	return withComment(localTable(SystemTracesKeyspace, name, specs...), comment)
 }
 
 var tableParamColumns = []string{
@@ -172,6 +182,8 @@ func SystemKeyspaces() map[string]*Keyspace {
 			defineTable(sys, "view_builds_in_progress",
 				"pk:keyspace_name text", "ck:view_name text", "ck:start_token text", "ck:end_token text",
 				"keys_built bigint", "last_token text"),
+			withComment(localTable(sys, PreparedStatementsTable,
+				"pk:prepared_id blob", "logged_keyspace text", "query_string text"), "prepared statements"),
 			defineTable(sys, "table_estimates",
 				"pk:keyspace_name text", "ck:table_name text", "ck:range_type text", "ck:range_start text",
 				"ck:range_end text", "mean_partition_size bigint", "partitions_count bigint"),
