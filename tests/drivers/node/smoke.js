@@ -294,6 +294,22 @@ async function runConfig(cfg) {
         `trace events ${JSON.stringify(trace.events.map(e => e.activity))}`);
     });
 
+    await check(`${label} system_views`, async () => {
+      // Cassandra 5.0's virtual tables: this driver's connections, with the
+      // options its STARTUP sent, and the table metrics.
+      const rs = await client.execute('SELECT driver_name, driver_version, protocol_version, username FROM system_views.clients');
+      assert.ok(rs.rows.length > 0, 'no clients');
+      const version = client.controlConnection.protocolVersion;
+      for (const r of rs.rows) {
+        assert.strictEqual(r.driver_name, 'Apache Cassandra Node.js Driver', 'clients driver_name');
+        assert.ok(r.driver_version, 'clients driver_version');
+        assert.strictEqual(r.protocol_version, version, 'clients protocol_version');
+        assert.strictEqual(r.username, 'anonymous', 'clients username');
+      }
+      const lat = await client.execute('SELECT count FROM system_views.local_write_latency WHERE keyspace_name = ? AND table_name = ?', [ks, 'kv']);
+      assert.ok(lat.rows.length === 1 && Number(lat.rows[0].count.toString()) > 0, `local_write_latency ${JSON.stringify(lat.rows)}`);
+    });
+
     await check(`${label} invalid restriction rejected`, async () => {
       for (const prepare of [true, false]) {
         let err = null;

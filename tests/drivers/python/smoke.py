@@ -28,6 +28,7 @@ import uuid
 import warnings
 
 try:
+    import cassandra
     from cassandra import InvalidRequest, ProtocolVersion
     from cassandra.cluster import Cluster, ExecutionProfile, EXEC_PROFILE_DEFAULT
     from cassandra.policies import RoundRobinPolicy
@@ -495,6 +496,23 @@ def run_config(proto, compression):
             expect_equal(trace.request_type, "Execute CQL3 prepared query", "prepared trace request")
             expect_equal(trace.parameters.get("bound_var_1_v"), "'three'", "prepared trace bound value")
         check("%s query trace" % label, query_trace)
+
+        def system_views():
+            # Cassandra 5.0's virtual tables: this driver's own connections,
+            # with the options its STARTUP sent, and the table metrics.
+            rows = list(session.execute("SELECT driver_name, driver_version, protocol_version, username, connection_stage FROM system_views.clients"))
+            assert rows, "no clients"
+            for r in rows:
+                expect_equal(r.driver_name, "DataStax Python Driver", "clients driver_name")
+                expect_equal(r.driver_version, cassandra.__version__, "clients driver_version")
+                expect_equal(r.username, "anonymous", "clients username")
+                expect_equal(r.connection_stage, "ready", "clients connection_stage")
+                expect_equal(r.protocol_version, int(proto), "clients protocol_version")
+            row = session.execute("SELECT count FROM system_views.local_write_latency WHERE keyspace_name = %s AND table_name = 'kv'", (ks,)).one()
+            assert row is not None and row.count > 0, "local_write_latency %r" % (row,)
+            row = session.execute("SELECT value FROM system_views.settings WHERE name = 'cluster_name'").one()
+            assert row is not None and row.value, "settings %r" % (row,)
+        check("%s system_views" % label, system_views)
 
         def invalid_query():
             def assert_invalid(fn, what):
