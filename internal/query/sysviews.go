@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"net"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -101,8 +102,12 @@ type cqlMetrics struct {
 func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow func(pk []byte, fill func(r *virtualRow), clustering ...[]byte)) {
 	src := e.cfg.Runtime
 	name := v.t.Name
-	if name == "cql_metrics" {
+	switch name {
+	case "cql_metrics":
 		e.addCQLMetricsRows(addRow)
+		return
+	case "sai_column_indexes":
+		addSAIColumnIndexRows(s, addRow)
 		return
 	}
 	if src == nil {
@@ -320,4 +325,85 @@ func compareKeys(t *schema.Table, a, b []byte) int {
 		return compareLocalKeys(t, a, b)
 	}
 	return bytes.Compare(a, b)
+}
+
+// addSAIColumnIndexRows fills system_views.sai_column_indexes
+// (ColumnIndexesSystemView): the storage-attached indexes of the user
+// keyspaces. cqld builds an index before CREATE INDEX returns, so every
+// one is queryable and none is building.
+func addSAIColumnIndexRows(s *schema.Schema, addRow func(pk []byte, fill func(r *virtualRow), clustering ...[]byte)) {
+	for _, t := range s.UserTables() {
+		for _, ix := range t.Indexes {
+			if !ix.SAI() {
+				continue
+			}
+			col := t.Column(ix.Column)
+			if col == nil {
+				continue
+			}
+			ix, t := ix, t
+			addRow(text(t.Keyspace), func(r *virtualRow) {
+				r.set("table_name", text(t.Name)).
+					set("column_name", text(col.Name)).
+					set("is_queryable", types.EncodeBoolean(true)).
+					set("is_building", types.EncodeBoolean(false)).
+					set("is_string", types.EncodeBoolean(saiLiteral(col.Type, ix.Target))).
+					set("analyzer", text(saiAnalyzer(ix, col.Type, ix.Target)))
+			}, text(ix.Name))
+		}
+	}
+}
+
+// saiTermType is the type of the terms an index on a column of type ct
+// with the target holds (IndexTermType); nil for the entries of a map,
+// which are composite.
+func saiTermType(ct *types.Type, target schema.IndexTarget) *types.Type {
+	switch {
+	case target == schema.TargetKeys:
+		return ct.Params[0]
+	case target == schema.TargetEntries:
+		return nil
+	case target == schema.TargetFull:
+		return ct
+	case ct.IsMultiCell() && (ct.Kind == types.List || ct.Kind == types.Set):
+		return ct.Params[0]
+	case ct.IsMultiCell() && ct.Kind == types.Map:
+		return ct.Params[1]
+	}
+	return ct
+}
+
+// saiLiteral is TypeUtil.isLiteral of the index's term type: text,
+// ascii, booleans, and composite or frozen values.
+func saiLiteral(ct *types.Type, target schema.IndexTarget) bool {
+	tt := saiTermType(ct, target)
+	if tt == nil {
+		return true
+	}
+	switch tt.Kind {
+	case types.Text, types.Ascii, types.Boolean, types.Tuple:
+		return true
+	case types.Vector:
+		return false
+	}
+	return tt.Frozen
+}
+
+// saiAnalyzer is the analyzer's toString (AbstractAnalyzer.fromOptions):
+// a NonTokenizingAnalyzer when a text index has one of its options set,
+// NoOpAnalyzer otherwise.
+func saiAnalyzer(ix *schema.Index, ct *types.Type, target schema.IndexTarget) string {
+	tt := saiTermType(ct, target)
+	opt := func(name string) (string, bool) {
+		v, ok := ix.Options[name]
+		return strings.ToLower(v), ok
+	}
+	cs, hasCS := opt("case_sensitive")
+	norm, hasNorm := opt("normalize")
+	ascii, hasASCII := opt("ascii")
+	if tt == nil || (tt.Kind != types.Text && tt.Kind != types.Ascii) || !(hasCS || hasNorm || hasASCII) {
+		return "NoOpAnalyzer{}"
+	}
+	return "NonTokenizingAnalyzer{caseSensitive=" + strconv.FormatBool(cs != "false") +
+		", normalized=" + strconv.FormatBool(norm == "true") + ", ascii=" + strconv.FormatBool(ascii == "true") + "}"
 }

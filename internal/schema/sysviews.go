@@ -68,6 +68,10 @@ func systemViewsTables() []*Table {
 			"system caches"),
 		withComment(defineTable(sv, "cql_metrics", "pk:name text", "value double"),
 			"Metrics specific to CQL prepared statement caching"),
+		withComment(defineTable(sv, "sai_column_indexes",
+			"pk:keyspace_name text", "ck:index_name text", "table_name text", "column_name text",
+			"is_queryable boolean", "is_building boolean", "is_string boolean", "analyzer text"),
+			"Storage-attached column index metadata"),
 		// Tables of subsystems a single node does not run (hints,
 		// streaming, internode messaging) or cqld does not have
 		// (snapshots, the CQLLOG log appender, off by default in
