@@ -104,15 +104,9 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 	if cmd.Key == nil {
 		tm = &tt.Scan
 	}
-	var start time.Time
-	timed := tm.StartSampled()
-	if timed {
-		start = time.Now()
-	}
+	start := tm.StartSampled()
 	parts, err := l.engine.Read(ctx, t, cmd)
-	if timed {
-		tm.RecordTimed(time.Since(start))
-	}
+	tm.StopSampled(start)
 	if err != nil {
 		if ce, ok := err.(*cqlerr.Error); ok {
 			return nil, ce

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cqld/cqld/internal/mutation"
@@ -45,15 +44,9 @@ func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutatio
 	if cmd.Key == nil {
 		lat = &ts.scan
 	}
-	var start time.Time
-	timed := lat.StartSampled()
-	if timed {
-		start = time.Now()
-	}
+	start := lat.StartSampled()
 	ps, err := p.read(ctx, t, cmd, &info, ts)
-	if timed {
-		lat.RecordTimed(time.Since(start))
-	}
+	lat.StopSampled(start)
 	info.LiveRows = mutation.LiveRows(ps)
 	ts.rowsRead.add(info.LiveRows)
 	err = p.guard(ctx, t, cmd, &info, err)

@@ -212,12 +212,24 @@ type TimerSnapshot struct {
 // histogram holds the samples and the mean is theirs.
 const readSampleEvery = 8
 
-// StartSampled counts an operation and reports whether to time it: one
-// in readSampleEvery is.
-func (l *Timer) StartSampled() bool { return l.ops.Add(1)%readSampleEvery == 1 }
+// StartSampled counts an operation and, when it is one of the one in
+// readSampleEvery that are timed, returns its start time (the zero time
+// otherwise); StopSampled records it.
+func (l *Timer) StartSampled() time.Time {
+	if l.ops.Add(1)%readSampleEvery != 1 {
+		return time.Time{}
+	}
+	return time.Now()
+}
 
-// RecordTimed records the latency of an operation StartSampled chose.
-func (l *Timer) RecordTimed(d time.Duration) {
+// StopSampled records the latency of an operation StartSampled timed.
+func (l *Timer) StopSampled(start time.Time) {
+	if !start.IsZero() {
+		l.recordTimed(time.Since(start))
+	}
+}
+
+func (l *Timer) recordTimed(d time.Duration) {
 	us := d.Microseconds()
 	l.timed.Add(1)
 	l.micros.Add(us)
@@ -227,7 +239,7 @@ func (l *Timer) RecordTimed(d time.Duration) {
 // Record counts an operation and records its latency.
 func (l *Timer) Record(d time.Duration) {
 	l.ops.Add(1)
-	l.RecordTimed(d)
+	l.recordTimed(d)
 }
 
 // Snapshot returns what the timer counted. Micros is estimated from the
