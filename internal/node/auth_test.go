@@ -78,7 +78,19 @@ func TestPasswordAuthAndPermissions(t *testing.T) {
 	alice := as("alice")
 	fails(alice, "SELECT * FROM ks.t", cqlerr.Unauthorized, "User alice has no SELECT permission on <table ks.t> or any of its parents")
 	fails(alice, "INSERT INTO ks.t (k, v) VALUES (1, 'a')", cqlerr.Unauthorized, "User alice has no MODIFY permission on <table ks.t>")
-	ok(alice, "SELECT * FROM system.local") // the system keyspaces are readable by all
+	// What drivers read on connect is readable by all
+	// (READABLE_SYSTEM_RESOURCES); the rest of system and system_views
+	// needs SELECT: prepared statements hold literals, settings the
+	// configuration.
+	ok(alice, "SELECT * FROM system.local")
+	ok(alice, "SELECT * FROM system.peers_v2")
+	ok(alice, "SELECT * FROM system_schema.tables")
+	ok(alice, "SELECT * FROM system_virtual_schema.tables")
+	fails(alice, "SELECT * FROM system.prepared_statements", cqlerr.Unauthorized,
+		"User alice has no SELECT permission on <table system.prepared_statements> or any of its parents")
+	fails(alice, "SELECT * FROM system_views.settings", cqlerr.Unauthorized,
+		"User alice has no SELECT permission on <table system_views.settings> or any of its parents")
+	ok(admin, "SELECT * FROM system_views.settings")
 	fails(alice, "CREATE ROLE eve", cqlerr.Unauthorized, "User alice has no CREATE permission on <all roles>")
 
 	ok(admin, "GRANT SELECT ON KEYSPACE ks TO readers")

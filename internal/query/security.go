@@ -51,12 +51,27 @@ func DataResource(ks, table string) string {
 	return "data/" + ks + "/" + table
 }
 
-// readableSystemKeyspace reports whether anyone may read ks (drivers read
-// the system and schema keyspaces on connect, before any grant).
+// readableSystemKeyspace reports whether ks is one of the system keyspaces
+// whose tables may be readable by anyone (readableSystemTable).
 func readableSystemKeyspace(ks string) bool {
 	switch ks {
 	case schema.SystemKeyspace, schema.SystemSchemaKeyspace, schema.SystemVirtualSchema, schema.SystemViews:
 		return true
+	}
+	return false
+}
+
+// readableSystemTable reports whether anyone may read ks.table without a
+// grant: ClientState's READABLE_SYSTEM_RESOURCES, what drivers read on
+// connect (system.local, peers, peers_v2, the schema tables and the
+// virtual schema). The other tables of system and system_views (settings,
+// clients, prepared statements with their literals, ...) need SELECT.
+func readableSystemTable(ks, table string) bool {
+	switch ks {
+	case schema.SystemSchemaKeyspace, schema.SystemVirtualSchema:
+		return true
+	case schema.SystemKeyspace:
+		return table == "local" || table == "peers" || table == "peers_v2"
 	}
 	return false
 }
@@ -72,7 +87,7 @@ func requiredChecks(s *schema.Schema, stmt cql.Statement, keyspace string) []per
 	}
 	table := func(perm string, n cql.QualifiedName) []permCheck {
 		ks := ksOf(n)
-		if perm == "SELECT" && readableSystemKeyspace(ks) {
+		if perm == "SELECT" && readableSystemTable(ks, n.Name) {
 			return nil
 		}
 		return []permCheck{{perm, DataResource(ks, n.Name)}}
