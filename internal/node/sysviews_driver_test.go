@@ -3,6 +3,8 @@ package node
 import (
 	"math"
 	"testing"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // TestSystemViewsGocql reads system_views through gocql: the driver's own
@@ -108,6 +110,21 @@ func TestSystemViewsGocql(t *testing.T) {
 		// gocql prepares its INSERTs and SELECTs.
 		if executed < 41 {
 			t.Errorf("prepared_statements_executed %v, want at least 41", executed)
+		}
+		// A BATCH counts in neither counter, as in QueryProcessor; the
+		// second read of the counter (an EXECUTE) counts itself.
+		b := s.Batch(gocql.LoggedBatch)
+		b.Query("INSERT INTO ks.kv (k, v) VALUES (?, ?)", 100, "b")
+		b.Query("INSERT INTO ks.kv (k, v) VALUES (101, 'b')")
+		if err := b.Exec(); err != nil {
+			t.Fatal(err)
+		}
+		var after float64
+		if err := s.Query("SELECT value FROM system_views.cql_metrics WHERE name = 'prepared_statements_executed'").Scan(&after); err != nil {
+			t.Fatal(err)
+		}
+		if after != executed+1 {
+			t.Errorf("prepared_statements_executed %v after a batch, want %v", after, executed+1)
 		}
 	})
 

@@ -161,10 +161,15 @@ func (e *Executor) Query(ctx context.Context, sess *Session, query string, opts 
 	if err != nil {
 		return nil, err
 	}
+	if err := bind(c, opts); err != nil {
+		return nil, err
+	}
+	// QueryProcessor.process counts a statement once its values are
+	// bound; the node's own queries are not counted.
 	if sess == nil || !sess.Internal {
 		e.metrics.regularExecuted.Add(1)
 	}
-	return e.bindAndRun(ctx, sess, c, opts)
+	return e.run(ctx, sess, c, opts)
 }
 
 // parseAndCompile parses and compiles one statement, as
@@ -182,15 +187,6 @@ func (e *Executor) parseAndCompile(ctx context.Context, query, keyspace string) 
 		ts.Add(tracing.RequestThread, "Preparing statement")
 	}
 	return e.compile(stmt, keyspace)
-}
-
-// bindAndRun checks the bound values against the statement's markers and
-// runs it.
-func (e *Executor) bindAndRun(ctx context.Context, sess *Session, c *compiled, opts *Options) (*Result, error) {
-	if err := bind(c, opts); err != nil {
-		return nil, err
-	}
-	return e.run(ctx, sess, c, opts)
 }
 
 // bind checks the bound values against the statement's markers and puts
@@ -314,10 +310,12 @@ func (e *Executor) Execute(ctx context.Context, sess *Session, id []byte, result
 	}
 	c, query, err := e.lookupPrepared(id)
 	if err == nil {
-		e.metrics.preparedExecuted.Add(1)
 		// Values are bound before the trace records them, as
 		// ExecuteMessage prepares its options before traceQuery.
 		err = bind(c, opts)
+	}
+	if err == nil {
+		e.metrics.preparedExecuted.Add(1) // processPrepared, once bound
 	}
 	// Begun even when the statement is unknown: the client has the
 	// session id, and Cassandra's stopSession writes the session then.
@@ -344,14 +342,12 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 			if err != nil {
 				return nil, err
 			}
-			e.metrics.preparedExecuted.Add(1)
 			c = cc
 		} else {
 			cc, err := e.parseAndCompile(ctx, bs.Query, e.keyspaceFor(sess, &b.Options))
 			if err != nil {
 				return nil, err
 			}
-			e.metrics.regularExecuted.Add(1)
 			c = cc
 		}
 		if c.modify == nil {

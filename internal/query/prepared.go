@@ -39,7 +39,9 @@ func (e *Executor) persistPrepared(ctx context.Context, id [16]byte, keyspace, q
 	key := id[:]
 	up := &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key), Deletion: mutation.Live,
 		Rows: []mutation.Row{{Marker: mutation.Liveness{Timestamp: ts, LocalDeletionTime: mutation.NoDeletion}, Deletion: mutation.Live, Cells: cells}}}
-	if err := e.cfg.Coordinator.Mutate(tracing.Without(ctx), t, One, []*mutation.PartitionUpdate{up}); err != nil {
+	// Not cancelled with the connection: the statement stays cached, so
+	// a lost row would not be written again.
+	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, One, []*mutation.PartitionUpdate{up}); err != nil {
 		e.cfg.Logger.Warn("cannot persist prepared statement", "query", query, "err", err)
 	}
 }

@@ -91,8 +91,9 @@ type TableMetrics struct {
 }
 
 // cqlMetrics counts statements as QueryProcessor's metrics do:
-// preparedExecuted and regularExecuted count EXECUTEs and unprepared
-// statements (each statement of a batch), the node's own queries left out.
+// preparedExecuted and regularExecuted count EXECUTEs and QUERYs whose
+// values bound (the node's own queries left out); BATCHes count in
+// neither.
 type cqlMetrics struct {
 	preparedExecuted, regularExecuted atomic.Int64
 }
