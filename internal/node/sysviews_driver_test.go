@@ -2,6 +2,7 @@ package node
 
 import (
 	"math"
+	"net"
 	"testing"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -11,7 +12,7 @@ import (
 // connections in clients, the table metric tables after reads and writes,
 // cql_metrics and caches.
 func TestSystemViewsGocql(t *testing.T) {
-	_, s := driverNode(t, "CREATE TABLE ks.kv (k int PRIMARY KEY, v text)")
+	n, s := driverNode(t, "CREATE TABLE ks.kv (k int PRIMARY KEY, v text)")
 	for i := 0; i < 20; i++ {
 		if err := s.Query("INSERT INTO ks.kv (k, v) VALUES (?, ?)", i, "x").Exec(); err != nil {
 			t.Fatal(err)
@@ -28,6 +29,13 @@ func TestSystemViewsGocql(t *testing.T) {
 	}
 
 	t.Run("clients", func(t *testing.T) {
+		// A connection is listed from its STARTUP on, as Cassandra
+		// lists it: not a socket that sent nothing.
+		raw, err := net.Dial("tcp", n.NativeAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
 		iter := s.Query("SELECT address, port, connection_stage, protocol_version, username, driver_name, client_options, request_count, ssl_enabled, hostname FROM system_views.clients").Iter()
 		var (
 			addr                string

@@ -23,7 +23,7 @@ var stageNames = [...]string{"established", "authenticating", "ready"}
 // every connection when the authenticator requires no login.
 const anonymousUser = "anonymous"
 
-// Clients returns the open native-protocol connections, for
+// Clients returns the native-protocol connections that sent STARTUP, for
 // system_views.clients, sorted by address and port.
 func (s *Server) Clients() []query.ClientInfo {
 	s.mu.Lock()
@@ -36,7 +36,7 @@ func (s *Server) Clients() []query.ClientInfo {
 	out := make([]query.ClientInfo, 0, len(conns))
 	for _, c := range conns {
 		a, ok := c.nc.RemoteAddr().(*net.TCPAddr)
-		if !ok {
+		if !ok || !c.listed.Load() {
 			continue
 		}
 		ci := query.ClientInfo{

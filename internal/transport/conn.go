@@ -74,9 +74,12 @@ type conn struct {
 	registeredSchema atomic.Bool
 	draining         atomic.Bool
 
-	// stage and requests are what system_views.clients shows of the
-	// connection (clients.go); startup holds the STARTUP options, under
-	// sessMu.
+	// listed, stage and requests are what system_views.clients shows of
+	// the connection (clients.go): it is listed from its STARTUP on, as
+	// Cassandra attaches its ServerConnection then, and requests counts
+	// the messages after STARTUP (Dispatcher.processRequest). startup
+	// holds the STARTUP options, under sessMu.
+	listed   atomic.Bool
 	stage    atomic.Uint32
 	requests atomic.Int64
 	startup  map[string]string
@@ -356,7 +359,9 @@ func segmentErr(err error) error {
 // dispatch handles one envelope; it returns false to close the connection.
 func (c *conn) dispatch(req *request) bool {
 	h := &req.hdr
-	c.requests.Add(1)
+	if c.ready || c.authPending {
+		c.requests.Add(1)
+	}
 	if h.flags&flagCustomPayload != 0 {
 		r := reader{b: req.body}
 		r.skipBytesMap()
@@ -412,6 +417,7 @@ func (c *conn) sendSupported(stream int16) {
 
 func (c *conn) handleStartup(req *request) {
 	stream := req.hdr.stream
+	c.listed.Store(true)
 	if c.ready || c.authPending {
 		c.sendError(stream, cqlerr.Protocolf("Unexpected message STARTUP: the connection is already initialized"))
 		return
