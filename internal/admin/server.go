@@ -179,8 +179,12 @@ func (s *server) tablestats(r *http.Request) (any, error) {
 			Partitions:        sum.Partitions,
 			MinPartitionBytes: sum.Size.Min(), MaxPartitionBytes: sum.Size.MaxBucket(),
 			ReadCount: st.ReadOps, ReadMicros: st.ReadMicros, WriteCount: st.WriteOps, WriteMicros: st.WriteMicros,
-			SliceReads: st.Reads, MaxLiveCells: st.LiveCellsPerRead.Max, MaxTombstone: st.TombstonesPerRead.Max,
-			LiveCells: histogramSum(&st.LiveCellsPerRead), Tombstones: histogramSum(&st.TombstonesPerRead),
+			// Per read command, from bucket bounds (so that the mean
+			// never exceeds the maximum), as TableStatsHolder reads
+			// liveScannedHistogram and tombstoneScannedHistogram.
+			SliceReads: st.RowsPerRead.Count(), MaxLiveCells: st.RowsPerRead.MaxBucket(),
+			LiveCells: histogramSum(&st.RowsPerRead), Tombstones: histogramSum(&st.TombstonesPerRead),
+			TombstoneReads: st.TombstonesPerRead.Count(), MaxTombstone: st.TombstonesPerRead.MaxBucket(),
 		}
 		if disk.RawDataBytes > 0 {
 			row.CompressionRatio = float64(disk.DataBytes) / float64(disk.RawDataBytes)
@@ -197,18 +201,14 @@ func (s *server) tablestats(r *http.Request) (any, error) {
 }
 
 // histogramSum estimates the sum of the recorded values from the bucket
-// bounds (the histograms keep counts, not sums).
+// upper bounds (the histograms keep counts, not sums), as
+// EstimatedHistogram's mean does; values past the last bucket count as
+// the maximum.
 func histogramSum(h *storage.Histogram) int64 {
 	var sum int64
 	off := h.Offsets()
 	for i, c := range h.Counts {
-		if c > 0 {
-			lo := int64(0)
-			if i > 0 {
-				lo = off[i-1] + 1
-			}
-			sum += c * (lo + off[i]) / 2
-		}
+		sum += c * off[i]
 	}
 	return sum + h.Overflow*h.Max
 }

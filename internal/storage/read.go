@@ -49,6 +49,7 @@ func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutatio
 	lat.StopSampled(start)
 	info.LiveRows = mutation.LiveRows(ps)
 	ts.rowsRead.add(info.LiveRows)
+	ts.tombstonesRead.add(info.TombstonesScanned)
 	err = p.guard(ctx, t, cmd, &info, err)
 	if err == nil {
 		tracing.ReadDone(ctx, info.LiveRows, info.TombstonesScanned, p.overTombstoneWarn(&info))
@@ -970,7 +971,6 @@ func (r *pebbleReader) finishRow(clustered bool) (row mutation.Row, ok bool, err
 	now := r.cmd.NowSec
 	markerLive := a.marker.IsLive(now) && !eff.Deletes(a.marker.Timestamp)
 	n := filterCells(a.cells, eff, now)
-	r.scan.live += int64(n)
 	if n == 0 && !markerLive {
 		if !a.del.IsLive() && !outer.Deletes(a.del.MarkedForDeleteAt) && !counted {
 			if err := r.tombstone(); err != nil {

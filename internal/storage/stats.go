@@ -163,14 +163,11 @@ type Stats struct {
 	// markers and tombstones).
 	PartitionSize Histogram
 	CellCount     Histogram
-	// TombstonesPerRead counts the tombstones scanned per partition read
-	// as ReadInfo.TombstonesScanned does; LiveCellsPerRead the live cells
-	// returned.
+	// TombstonesPerRead counts the tombstones each read command scanned
+	// (ReadInfo.TombstonesScanned), RowsPerRead the live rows it returned:
+	// Cassandra's tombstoneScannedHistogram and liveScannedHistogram.
 	TombstonesPerRead Histogram
-	LiveCellsPerRead  Histogram
-	// RowsPerRead counts the live rows each read command returned
-	// (Cassandra's liveScannedHistogram).
-	RowsPerRead Histogram
+	RowsPerRead       Histogram
 	// ReadOps counts single-partition read commands, ScanOps range read
 	// commands and WriteOps Applies; ReadLatency, ScanLatency and
 	// WriteLatency are their latencies in microseconds (reads and scans
@@ -182,9 +179,9 @@ type Stats struct {
 }
 
 type tableStats struct {
-	reads                             atomic.Int64
-	size, cells, tombstones, liveRead atomicHistogram
-	rowsRead                          atomicHistogram
+	reads                    atomic.Int64
+	size, cells              atomicHistogram
+	tombstonesRead, rowsRead atomicHistogram
 
 	// point and scan time single-partition and range reads, write
 	// Applies.
@@ -275,8 +272,7 @@ func (p *Pebble) TableStats(id uuid.UUID) Stats {
 		Reads:             ts.reads.Load(),
 		PartitionSize:     ts.size.snapshot(),
 		CellCount:         ts.cells.snapshot(),
-		TombstonesPerRead: ts.tombstones.snapshot(),
-		LiveCellsPerRead:  ts.liveRead.snapshot(),
+		TombstonesPerRead: ts.tombstonesRead.snapshot(),
 		RowsPerRead:       ts.rowsRead.snapshot(),
 		ReadOps:           point.Ops,
 		ScanOps:           scan.Ops,
@@ -292,13 +288,11 @@ func (p *Pebble) TableStats(id uuid.UUID) Stats {
 
 // partitionScan counts what a read of one partition scanned.
 type partitionScan struct {
-	bytes, cells, tombstones, live int64
+	bytes, cells, tombstones int64
 }
 
 func (ts *tableStats) record(s *partitionScan, whole bool) {
 	ts.reads.Add(1)
-	ts.tombstones.add(s.tombstones)
-	ts.liveRead.add(s.live)
 	if whole {
 		ts.size.add(s.bytes)
 		ts.cells.add(s.cells)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/cqld/cqld/internal/mutation"
@@ -57,7 +58,25 @@ func TestTableStats(t *testing.T) {
 	if st.CellCount.Count() != 1 || st.CellCount.Max != 4 || st.PartitionSize.Max == 0 {
 		t.Fatalf("cell count %+v size max %d", st.CellCount.Max, st.PartitionSize.Max)
 	}
-	if st.TombstonesPerRead.Max != 2 || st.LiveCellsPerRead.Max != 1 {
-		t.Fatalf("tombstones %d live %d", st.TombstonesPerRead.Max, st.LiveCellsPerRead.Max)
+	if st.TombstonesPerRead.Count() != 2 || st.TombstonesPerRead.Max != 2 || st.RowsPerRead.Count() != 2 || st.RowsPerRead.Max != 1 {
+		t.Fatalf("tombstones %d (max %d) rows %d (max %d)", st.TombstonesPerRead.Count(), st.TombstonesPerRead.Max,
+			st.RowsPerRead.Count(), st.RowsPerRead.Max)
+	}
+	if st.ReadOps != 2 || st.ScanOps != 0 {
+		t.Fatalf("read ops %d scan ops %d", st.ReadOps, st.ScanOps)
+	}
+	// A range read is one command of the scan timer and of the per-read
+	// histograms, whatever partitions it reads (ReadCommand's metrics):
+	// here 1 row of partition 1 and 2 of partition 2.
+	u2 := update(tbl, 2)
+	u2.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1))}
+	u2b := update(tbl, 2)
+	u2b.Rows = []mutation.Row{row(ck(2, "a"), marker(10), live(colV, 10, 1))}
+	mustApply(t, p, tbl, u2, u2b)
+	mustRead(t, p, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: math.MinInt64, EndToken: math.MinInt64, NowSec: 1000})
+	st = p.TableStats(tbl.ID)
+	if st.ReadOps != 2 || st.ScanOps != 1 || st.RowsPerRead.Count() != 3 || st.RowsPerRead.Max != 3 || st.TombstonesPerRead.Count() != 3 {
+		t.Fatalf("after a scan: read ops %d scan ops %d rows %d (max %d) tombstone reads %d", st.ReadOps, st.ScanOps,
+			st.RowsPerRead.Count(), st.RowsPerRead.Max, st.TombstonesPerRead.Count())
 	}
 }
