@@ -49,6 +49,11 @@ type Config struct {
 	// means the default derived from memory (defaultPartitionCacheSize);
 	// negative disables it (partition_cache_size: 0).
 	PartitionCacheSize int64
+	// PreparedStatementsCacheSize is prepared_statements_cache_size in
+	// bytes: the bound of the prepared statements cache, by an estimate of
+	// their memory. Zero means Cassandra's default, max(10MiB, heap/256)
+	// (defaultPreparedStatementsCacheSize).
+	PreparedStatementsCacheSize int64
 	// TombstoneWarnThreshold and TombstoneFailureThreshold are Cassandra's
 	// tombstone_warn_threshold and tombstone_failure_threshold: a read that
 	// scans more tombstones than the first sends a client warning, more
@@ -191,6 +196,8 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.CommitlogSyncPeriod, err = toDuration(v)
 		case "file_cache_size", "file_cache_size_in_mb":
 			cfg.FileCacheSize, err = toMiBSize(v)
+		case "prepared_statements_cache_size", "prepared_statements_cache_size_mb":
+			cfg.PreparedStatementsCacheSize, err = toMiBSize(v)
 		case "partition_cache_size":
 			cfg.PartitionCacheSize, err = toMiBSize(v)
 			if err == nil && cfg.PartitionCacheSize == 0 {

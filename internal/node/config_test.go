@@ -149,3 +149,20 @@ func TestPartitionCacheSize(t *testing.T) {
 		}
 	}
 }
+
+func TestPreparedStatementsCacheSize(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for in, want := range map[string]int64{"prepared_statements_cache_size: 32MiB": 32 << 20,
+		"prepared_statements_cache_size_mb: 20": 20 << 20, "prepared_statements_cache_size: 1GiB": 1 << 30} {
+		cfg := DefaultConfig()
+		if err := LoadYAML(&cfg, []byte(in), quiet); err != nil || cfg.PreparedStatementsCacheSize != want {
+			t.Errorf("%s: got %d, %v; want %d", in, cfg.PreparedStatementsCacheSize, err, want)
+		}
+	}
+	// max(10MiB, heap/256) for the heap cassandra-env.sh picks.
+	for mem, want := range map[int64]int64{0: 10 << 20, 4 << 30: 10 << 20, 16 << 30: 16 << 20, 64 << 30: 32 << 20} {
+		if got := defaultPreparedStatementsCacheSize(mem); got != want {
+			t.Errorf("memory %d: %d, want %d", mem, got, want)
+		}
+	}
+}

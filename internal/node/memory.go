@@ -34,6 +34,12 @@ func defaultFileCacheSize(mem int64) int64 { return cacheDefault(mem, 512<<20, 4
 // docs/benchmarks.md.)
 func defaultPartitionCacheSize(mem int64) int64 { return cacheDefault(mem, 128<<20, 16, 16<<20) }
 
+// defaultPreparedStatementsCacheSize is Cassandra's default
+// prepared_statements_cache_size: max(10MiB, heap/256).
+func defaultPreparedStatementsCacheSize(mem int64) int64 {
+	return cacheDefault(mem, 1<<62, 256, 10<<20)
+}
+
 // physicalMemory returns the machine's memory in bytes (MemTotal of
 // /proc/meminfo), lowered to the cgroup's memory limit when there is one;
 // 0 when unknown.

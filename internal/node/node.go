@@ -82,8 +82,11 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 		cfg.CommitlogDir = dir
 		sopts.WALDir = dir
 	}
-	if cfg.FileCacheSize <= 0 || cfg.PartitionCacheSize == 0 {
+	if cfg.FileCacheSize <= 0 || cfg.PartitionCacheSize == 0 || cfg.PreparedStatementsCacheSize <= 0 {
 		mem := physicalMemory()
+		if cfg.PreparedStatementsCacheSize <= 0 {
+			cfg.PreparedStatementsCacheSize = defaultPreparedStatementsCacheSize(mem)
+		}
 		if cfg.FileCacheSize <= 0 {
 			cfg.FileCacheSize = defaultFileCacheSize(mem)
 		}
@@ -161,6 +164,7 @@ func (n *Node) start() error {
 		TableStats:                                 &tableStats{engine: n.engine},
 		Runtime:                                    newRuntimeSource(n, coord),
 		PersistPreparedStatements:                  true,
+		PreparedStatementsCacheSize:                cfg.PreparedStatementsCacheSize,
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
 		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,

@@ -2,9 +2,12 @@ package node
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/query"
 )
 
@@ -74,5 +77,86 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 		if q := string(r[1]); q == "INSERT INTO t (k, v) VALUES (?, ?)" && string(r[0]) != "ks" || q != "INSERT INTO t (k, v) VALUES (?, ?)" && r[0] != nil {
 			t.Errorf("row %q", r)
 		}
+	}
+}
+
+// TestPreparedStatementsBounded: the cache is bounded by
+// prepared_statements_cache_size, an evicted statement's row is deleted
+// and its EXECUTE gets UNPREPARED; a DROP TABLE removes its statements
+// at once (so a table recreated under the name is prepared again); the
+// table can be truncated; and the preload stops at the cache's bound.
+func TestPreparedStatementsBounded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	// Room for about ten statements of this size.
+	cfg.PreparedStatementsCacheSize = 10 * (2048 + 8*40)
+	ctx := context.Background()
+	sess := &query.Session{}
+	run := func(n *Node, q string) *query.Result {
+		t.Helper()
+		res, err := n.Executor().Query(ctx, sess, q, &query.Options{Consistency: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return res
+	}
+	persisted := func(n *Node) int { return len(run(n, "SELECT prepared_id FROM system.prepared_statements").Rows) }
+	prepare := func(n *Node, q string) []byte {
+		t.Helper()
+		p, err := n.Executor().Prepare(ctx, sess, q, "")
+		if err != nil {
+			t.Fatalf("prepare %s: %v", q, err)
+		}
+		return p.ID
+	}
+	n := startTestNodeConfig(t, cfg)
+	run(n, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	run(n, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+	first := prepare(n, "SELECT v FROM ks.t WHERE k = 0  -- padding")
+	for i := 1; i < 30; i++ {
+		prepare(n, fmt.Sprintf("SELECT v FROM ks.t WHERE k = %d  -- padding", i))
+	}
+	if got := persisted(n); got < 8 || got > 10 {
+		t.Fatalf("%d statements persisted, want the ~10 the cache holds", got)
+	}
+	if _, err := n.Executor().Execute(ctx, sess, first, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
+		t.Fatalf("evicted statement: %v", err)
+	}
+	ev := run(n, "SELECT value FROM system_views.cql_metrics WHERE name = 'prepared_statements_evicted'").Rows
+	if len(ev) != 1 || binary.BigEndian.Uint64(ev[0][0]) == 0 {
+		t.Fatalf("prepared_statements_evicted %x", ev)
+	}
+
+	// DROP TABLE removes the table's statements from the cache and the
+	// table; the recreated table's clients prepare again.
+	run(n, "CREATE TABLE ks.u (k int PRIMARY KEY, v text)")
+	sel := prepare(n, "SELECT * FROM ks.u")
+	run(n, "DROP TABLE ks.u")
+	run(n, "CREATE TABLE ks.u (k int PRIMARY KEY, w int, x int)")
+	if _, err := n.Executor().Execute(ctx, sess, sel, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
+		t.Fatalf("statement of a dropped table: %v", err)
+	}
+	for _, r := range run(n, "SELECT query_string FROM system.prepared_statements").Rows {
+		if string(r[0]) == "SELECT * FROM ks.u" {
+			t.Fatal("statement of a dropped table still persisted")
+		}
+	}
+	stopTestNode(t, n)
+
+	// A smaller cache at start: the preload stops at its bound and
+	// leaves the rest in the table.
+	cfg.PreparedStatementsCacheSize = 3 * (2048 + 8*40)
+	n = startTestNodeConfig(t, cfg)
+	defer stopTestNode(t, n)
+	before := persisted(n)
+	if got := n.Executor().PreparedCount(); got < 1 || got > 3 {
+		t.Fatalf("%d statements preloaded, want at most the 3 the cache holds", got)
+	}
+	if before < 8 {
+		t.Fatalf("preload deleted statements it did not load: %d left", before)
+	}
+	run(n, "TRUNCATE system.prepared_statements")
+	if got := persisted(n); got != 0 {
+		t.Fatalf("%d rows after TRUNCATE", got)
 	}
 }

@@ -184,6 +184,8 @@ func settings(c *Config) []query.Setting {
 	add("file_cache_size", formatSize(c.FileCacheSize))
 	add("file_cache_size_in_mb", itoa(c.FileCacheSize>>20))
 	add("partition_cache_size", formatSize(max(c.PartitionCacheSize, 0)))
+	add("prepared_statements_cache_size", formatSize(c.PreparedStatementsCacheSize))
+	add("prepared_statements_cache_size_mb", itoa(c.PreparedStatementsCacheSize>>20))
 	add("tombstone_warn_threshold", itoa(int64(c.TombstoneWarnThreshold)))
 	add("tombstone_failure_threshold", itoa(int64(c.TombstoneFailureThreshold)))
 	optSize := func(name string, n int64) {

@@ -831,15 +831,16 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 	if err != nil {
 		return err
 	}
-	// The replicated system keyspaces' tables take TRUNCATE, as they take
-	// writes (TRUNCATE system_traces.sessions clears the traces).
+	// Stored system tables take TRUNCATE, as they take writes (TRUNCATE
+	// system_traces.sessions clears the traces, TRUNCATE
+	// system.prepared_statements leaked statements).
 	if schema.IsVirtualKeyspace(t.Keyspace) {
 		// TruncateStatement.executeForVirtualTable wraps the table's
 		// refusal in a TruncateException.
 		return &cqlerr.Error{Code: cqlerr.TruncateError,
 			Message: fmt.Sprintf("Error during truncate: Truncation is not supported by table %s.%s", t.Keyspace, t.Name)}
 	}
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && !schema.IsReplicatedSystemKeyspace(t.Keyspace) {
+	if t.Virtual {
 		return cqlerr.Invalidf("Cannot TRUNCATE table %s.%s: system tables are not user-modifiable", t.Keyspace, t.Name)
 	}
 	if t.IsView() {

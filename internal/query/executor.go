@@ -73,6 +73,10 @@ type Config struct {
 	// PersistPreparedStatements keeps prepared statements in
 	// system.prepared_statements (prepared.go).
 	PersistPreparedStatements bool
+	// PreparedStatementsCacheSize bounds the prepared statements cache,
+	// in (estimated) bytes (prepared_statements_cache_size); 0 means no
+	// bound.
+	PreparedStatementsCacheSize int64
 }
 
 // Executor executes CQL statements. Safe for concurrent use.
@@ -83,8 +87,7 @@ type Executor struct {
 	// metrics are system_views.cql_metrics' counters.
 	metrics cqlMetrics
 
-	mu       sync.RWMutex
-	prepared map[[16]byte]*preparedEntry
+	prepared *preparedCache
 
 	views viewFilters
 	// guardrailsOn is set when any guardrail is configured (guardrails.go).
@@ -94,6 +97,9 @@ type Executor struct {
 type preparedEntry struct {
 	query    string
 	keyspace string
+	// weight and used are the cache's (prepcache.go).
+	weight int64
+	used   atomic.Int64
 	// cur is the compiled statement; recompiled (under mu) when the schema
 	// version it was compiled against is replaced. Executions read it
 	// without locking: every EXECUTE of a hot statement used to take mu.
@@ -117,7 +123,7 @@ func New(cfg Config) *Executor {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	e := &Executor{cfg: cfg, now: cfg.Now, prepared: map[[16]byte]*preparedEntry{}}
+	e := &Executor{cfg: cfg, now: cfg.Now, prepared: newPreparedCache(cfg.PreparedStatementsCacheSize)}
 	e.guardrailsOn = cfg.Guardrails.active()
 	if e.now == nil {
 		e.now = time.Now
@@ -244,12 +250,14 @@ func (e *Executor) prepare(ctx context.Context, query, keyspace string, persist 
 	}
 	id := preparedID(keyspace, query)
 	p := &Prepared{ID: id[:], Bound: c.bound, PKIndexes: c.pkIndexes, Columns: c.resultColumns()}
-	e.mu.Lock()
-	_, known := e.prepared[id]
-	e.prepared[id] = newPreparedEntry(query, keyspace, c, p)
-	e.mu.Unlock()
+	known, evicted := e.prepared.put(id, newPreparedEntry(query, keyspace, c, p))
 	if persist && !known {
 		e.persistPrepared(ctx, id, keyspace, query)
+	}
+	if persist && len(evicted) > 0 {
+		// QueryProcessor's eviction listener deletes an evicted
+		// statement's row.
+		e.removePersistedPrepared(ctx, evicted)
 	}
 	return p, nil
 }
@@ -263,9 +271,7 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, string, error) {
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
 	}
 	copy(key[:], id)
-	e.mu.RLock()
-	pe := e.prepared[key]
-	e.mu.RUnlock()
+	pe := e.prepared.get(key)
 	if pe == nil {
 		return nil, "", &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
@@ -440,6 +446,9 @@ func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Op
 }
 
 func (e *Executor) schemaChanged(sc *SchemaChange) *Result {
+	if sc.Change == "DROPPED" || sc.Change == "UPDATED" && sc.Target == "TABLE" {
+		e.invalidatePrepared(context.Background(), sc.Keyspace)
+	}
 	if e.cfg.OnSchemaChange != nil {
 		e.cfg.OnSchemaChange(sc)
 	}

@@ -107,10 +107,11 @@ func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspac
 		}
 		return nil, cqlerr.Invalidf("Modification is not supported by table %s.%s", t.Keyspace, t.Name)
 	}
-	// The replicated system keyspaces' tables (system_auth,
-	// system_traces) are stored and, as in Cassandra, writable (with
-	// MODIFY on them when an authorizer is configured).
-	if t.Virtual || schema.IsSystemKeyspace(t.Keyspace) && !schema.IsReplicatedSystemKeyspace(t.Keyspace) {
+	// Stored system tables (system_auth's, system_traces',
+	// system.prepared_statements) are, as in Cassandra, writable (with
+	// MODIFY on them when an authorizer is configured); the ones cqld
+	// computes are not.
+	if t.Virtual {
 		return nil, cqlerr.New(cqlerr.Unauthorized, "%s keyspace is not user-modifiable.", t.Keyspace)
 	}
 	if t.IsView() {

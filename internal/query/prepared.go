@@ -2,7 +2,9 @@ package query
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/tracing"
@@ -46,40 +48,127 @@ func (e *Executor) persistPrepared(ctx context.Context, id [16]byte, keyspace, q
 	}
 }
 
-// removePersistedPrepared deletes a statement's row
+// removePersistedPrepared deletes the rows of statements, in one write
 // (SystemKeyspace.removePreparedStatement).
-func (e *Executor) removePersistedPrepared(ctx context.Context, t *schema.Table, key []byte) error {
-	up := &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key),
-		Deletion: mutation.Deletion{MarkedForDeleteAt: e.timestamp(), LocalDeletionTime: e.now().Unix()}}
-	return e.cfg.Coordinator.Mutate(ctx, t, One, []*mutation.PartitionUpdate{up})
+func (e *Executor) removePersistedPrepared(ctx context.Context, ids [][16]byte) {
+	t := e.preparedStatementsTable()
+	if t == nil || len(ids) == 0 {
+		return
+	}
+	ts, now := e.timestamp(), e.now().Unix()
+	ups := make([]*mutation.PartitionUpdate, len(ids))
+	for i := range ids {
+		key := ids[i][:]
+		ups[i] = &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key),
+			Deletion: mutation.Deletion{MarkedForDeleteAt: ts, LocalDeletionTime: now}}
+	}
+	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, One, ups); err != nil {
+		e.cfg.Logger.Warn("cannot remove prepared statements", "count", len(ids), "err", err)
+	}
 }
+
+// preloadPage is how many rows of system.prepared_statements PreloadPrepared
+// reads at a time.
+const preloadPage = 1000
 
 // PreloadPrepared prepares again the statements of
 // system.prepared_statements (QueryProcessor.preloadPreparedStatements).
 // A statement that no longer prepares (its table was dropped, ...) is
-// deleted from the table. It returns how many were loaded and removed.
+// deleted from the table. Loading stops before the cache would have to
+// evict, as Cassandra stops at its threshold: the rest stays in the table
+// (a leak of statements an application prepares with literals; TRUNCATE
+// system.prepared_statements clears it). It returns how many statements
+// were loaded and removed.
 func (e *Executor) PreloadPrepared(ctx context.Context) (loaded, removed int, err error) {
 	t := e.preparedStatementsTable()
 	if t == nil || !e.cfg.PersistPreparedStatements {
 		return 0, 0, nil
 	}
-	res, err := e.Query(ctx, &Session{Internal: true},
-		"SELECT prepared_id, logged_keyspace, query_string FROM system.prepared_statements", &Options{Consistency: uint16(One)})
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, row := range res.Rows {
-		id, keyspace, query := row[0], string(row[1]), string(row[2])
-		if _, perr := e.prepare(ctx, query, keyspace, false); perr != nil || string(preparedIDBytes(keyspace, query)) != string(id) {
-			if err := e.removePersistedPrepared(ctx, t, id); err != nil {
-				return loaded, removed, err
+	opts := &Options{Consistency: uint16(One), PageSize: preloadPage}
+	var invalid [][16]byte
+	for {
+		res, err := e.Query(ctx, &Session{Internal: true},
+			"SELECT prepared_id, logged_keyspace, query_string FROM system.prepared_statements", opts)
+		if err != nil {
+			return loaded, removed, err
+		}
+		for _, row := range res.Rows {
+			id, keyspace, query := row[0], string(row[1]), string(row[2])
+			if !e.prepared.fits(preparedWeight(query)) {
+				e.cfg.Logger.Warn(fmt.Sprintf("Detected prepared statement cache filling up during preload after preparing %d statements "+
+					"(prepared_statements_cache_size: %d bytes). Consider truncating system.prepared_statements to clear out "+
+					"leaked prepared statements.", loaded, e.cfg.PreparedStatementsCacheSize))
+				e.removePersistedPrepared(ctx, invalid)
+				return loaded, removed + len(invalid), nil
 			}
-			removed++
+			if _, perr := e.prepare(ctx, query, keyspace, false); perr != nil || string(preparedIDBytes(keyspace, query)) != string(id) {
+				var key [16]byte
+				copy(key[:], id)
+				invalid = append(invalid, key)
+				continue
+			}
+			loaded++
+		}
+		if res.PagingState == nil {
+			break
+		}
+		opts.PagingState = res.PagingState
+	}
+	e.removePersistedPrepared(ctx, invalid)
+	return loaded, len(invalid), nil
+}
+
+// invalidatePrepared removes from the cache, and from
+// system.prepared_statements, the statements of keyspace ks that no
+// longer compile after a DROP (QueryProcessor's
+// StatementInvalidatingListener): their clients get UNPREPARED and
+// prepare again against the new schema, instead of executing a statement
+// against a table recreated under the same name.
+func (e *Executor) invalidatePrepared(ctx context.Context, ks string) {
+	gone := map[[16]byte]*preparedEntry{}
+	for id, pe := range e.prepared.snapshot() {
+		if !pe.touches(ks) {
 			continue
 		}
-		loaded++
+		stmt, err := cql.Parse(pe.query)
+		if err == nil {
+			_, err = e.compile(stmt, pe.keyspace)
+		}
+		if err != nil {
+			gone[id] = pe
+		}
 	}
-	return loaded, removed, nil
+	if len(gone) == 0 {
+		return
+	}
+	e.prepared.remove(gone)
+	if e.cfg.PersistPreparedStatements {
+		ids := make([][16]byte, 0, len(gone))
+		for id := range gone {
+			ids = append(ids, id)
+		}
+		e.removePersistedPrepared(ctx, ids)
+	}
+}
+
+// touches reports whether the statement may refer to keyspace ks: its
+// session keyspace or the keyspace of a table it reads or writes.
+func (pe *preparedEntry) touches(ks string) bool {
+	if pe.keyspace == ks {
+		return true
+	}
+	c := pe.cur.Load().stmt
+	if c.sel != nil && c.sel.table.Keyspace == ks || c.modify != nil && c.modify.table.Keyspace == ks {
+		return true
+	}
+	if c.batch != nil {
+		for _, m := range c.batch.stmts {
+			if m.table.Keyspace == ks {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func preparedIDBytes(keyspace, query string) []byte {

@@ -231,18 +231,14 @@ func setTableMetric(r *virtualRow, name string, m *TableMetrics) {
 
 // addCQLMetricsRows fills system_views.cql_metrics (CQLMetricsTable).
 func (e *Executor) addCQLMetricsRows(addRow func(pk []byte, fill func(r *virtualRow), clustering ...[]byte)) {
-	e.mu.RLock()
-	count := len(e.prepared)
-	e.mu.RUnlock()
+	count := e.prepared.size()
 	prepared, regular := e.metrics.preparedExecuted.Load(), e.metrics.regularExecuted.Load()
 	for _, row := range []struct {
 		name  string
 		value float64
 	}{
 		{"prepared_statements_count", float64(count)},
-		// The cache of prepared statements is not bounded: none is
-		// evicted.
-		{"prepared_statements_evicted", 0},
+		{"prepared_statements_evicted", float64(e.prepared.evicted.Load())},
 		{"prepared_statements_executed", float64(prepared)},
 		{"prepared_statements_ratio", ratio(prepared, prepared+regular)},
 		{"regular_statements_executed", float64(regular)},
