@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
@@ -105,7 +106,10 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 	if cmd.Key == nil {
 		tm = &tt.Scan
 	}
-	start := tm.StartSampled()
+	var start time.Time
+	if !cmd.Unmetered {
+		start = tm.StartSampled()
+	}
 	parts, err := l.engine.Read(ctx, t, cmd)
 	tm.StopSampled(start)
 	if err != nil {

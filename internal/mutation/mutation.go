@@ -231,6 +231,11 @@ type ReadCommand struct {
 	StaticOnly bool
 	// NowSec is the query time in seconds, used for TTL expiry.
 	NowSec int64
+	// Unmetered marks the node's own scans (index and view builds, the
+	// partition counts of size_estimates): they are left out of the
+	// tables' read metrics, as Cassandra's reads of sstables for those
+	// are.
+	Unmetered bool
 }
 
 // Partition is a reconciled partition as a read returns it: only live data,

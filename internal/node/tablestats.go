@@ -19,10 +19,9 @@ import (
 // seeking from partition to partition), cached for countTTL (Cassandra
 // refreshes size_estimates every few minutes too) and capped at countCap
 // partitions per table, beyond which the count is extrapolated from the
-// share of the token ring scanned. The scan goes through the engine's
-// ordinary reads, so it adds zero-tombstone entries to the engine's
-// per-read histograms; a partition count kept by the engine itself would
-// avoid both the scan and that.
+// share of the token ring scanned. The scan is unmetered
+// (ReadCommand.Unmetered): the tables' read metrics leave it out. A
+// partition count kept by the engine itself would avoid the scan.
 type tableStats struct {
 	engine *storage.Pebble
 	// limit caps the partitions counted per table (countCap when 0).
@@ -130,7 +129,7 @@ func (s *tableStats) scan(t *schema.Table) countEntry {
 	defer cancel()
 	e := countEntry{at: time.Now()}
 	cmd := &mutation.ReadCommand{TableID: t.ID, StartToken: math.MinInt64, EndToken: math.MinInt64,
-		StaticOnly: true, PartitionLimit: countPage, NowSec: time.Now().Unix()}
+		StaticOnly: true, PartitionLimit: countPage, NowSec: time.Now().Unix(), Unmetered: true}
 	if s.limit > 0 && s.limit < countPage {
 		cmd.PartitionLimit = s.limit
 	}

@@ -789,7 +789,7 @@ func (e *Executor) scanPartitions(ctx context.Context, t *schema.Table, fn func(
 	startTok := int64(math.MinInt64)
 	for {
 		cmd := &mutation.ReadCommand{TableID: t.ID, StartToken: startTok, EndToken: math.MaxInt64,
-			StartKey: startKey, PartitionLimit: rangeBatch, NowSec: nowSec}
+			StartKey: startKey, PartitionLimit: rangeBatch, NowSec: nowSec, Unmetered: true}
 		parts, err := e.cfg.Coordinator.Read(ctx, t, All, cmd)
 		if err != nil {
 			return err

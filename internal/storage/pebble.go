@@ -157,6 +157,9 @@ type Pebble struct {
 	locks [lockStripes]sync.RWMutex
 
 	stats tableStatsMap
+	// unmetered takes what the node's own scans (ReadCommand.Unmetered)
+	// would count; nothing reads it.
+	unmetered tableStats
 	// hdr remembers partitions without header entries (hdrcache.go).
 	hdr *hdrCache
 	// pc is the partition cache (pcache.go); nil when disabled.

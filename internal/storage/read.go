@@ -40,6 +40,9 @@ type ReadInfo struct {
 func (p *Pebble) ReadWithInfo(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) ([]mutation.Partition, ReadInfo, error) {
 	var info ReadInfo
 	ts := p.stats.get(cmd.TableID)
+	if cmd.Unmetered {
+		ts = &p.unmetered
+	}
 	lat := &ts.point
 	if cmd.Key == nil {
 		lat = &ts.scan
