@@ -182,7 +182,7 @@ func (r *reader) readPartitions(ps *pagingState, want int) ([]outRow, *pagingSta
 			}
 			already = ps.inPartition
 		}
-		cmd := &mutation.ReadCommand{Key: keys[i], Token: r.e.cfg.Partitioner.Token(keys[i]), Slices: slices}
+		cmd := &mutation.ReadCommand{Key: keys[i], Token: r.e.tokenOf(t, keys[i]), Slices: slices}
 		if len(r.p.filters) == 0 && want != math.MaxInt32 {
 			cmd.RowLimit = want - len(rows)
 		}
@@ -243,7 +243,7 @@ func (r *reader) readRange(ps *pagingState, want int) ([]outRow, *pagingState, e
 	var startKey []byte
 	startTok := lo
 	if ps != nil {
-		tok := r.e.cfg.Partitioner.Token(ps.partitionKey)
+		tok := r.e.tokenOf(t, ps.partitionKey)
 		if ps.clustering != nil {
 			slices := r.slices
 			if slices == nil {

@@ -92,6 +92,10 @@ func (e *Executor) compileSelect(c *compiled, s *schema.Schema, st *cql.Select, 
 	if err != nil {
 		return err
 	}
+	if localOrdered(t) {
+		// token() of these tables' keys is their order-preserving token.
+		c.part = localPartitioner{t}
+	}
 	p := &selectPlan{table: t, distinct: st.Distinct, json: st.Json, now: e.now}
 	if err := c.compileSelectors(p, st, e.now); err != nil {
 		return err

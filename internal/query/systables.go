@@ -47,12 +47,7 @@ type virtualTable struct {
 func (v *virtualTable) row(pk []byte, clustering ...[]byte) *virtualRow {
 	part := v.parts[string(pk)]
 	if part == nil {
-		part = &mutation.Partition{Key: pk}
-		if localOrdered(v.t) {
-			part.Token = localToken(v.t, pk)
-		} else {
-			part.Token = v.e.cfg.Partitioner.Token(pk)
-		}
+		part = &mutation.Partition{Key: pk, Token: v.e.tokenOf(v.t, pk)}
 		v.parts[string(pk)] = part
 	}
 	part.Rows = append(part.Rows, mutation.Row{Clustering: clustering, Marker: mutation.Liveness{Timestamp: 0, LocalDeletionTime: mutation.NoDeletion}, Deletion: mutation.Live})

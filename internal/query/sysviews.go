@@ -273,16 +273,37 @@ func optText(s string) []byte {
 
 // Tables of system_views are ordered by partition key value, as
 // Cassandra's LocalPartitioner orders them, not by token. Their partitions
-// get tokens that keep that order (localToken) so that token ranges and
-// paging work as for other tables; keys whose tokens tie are ordered by
-// compareLocalKeys.
+// get tokens that keep that order (localToken): token ranges, token() and
+// paging work on them as on other tables, and keys whose tokens tie are
+// ordered by compareLocalKeys. Unlike LocalPartitioner's tokens, which are
+// the keys themselves, a token keeps only eight bytes of the key, so a
+// token() bound cannot tell apart keys that share their first eight bytes
+// (commitlog_sync and commitlog_sync_period). The keys that order this
+// way are those that sort as their bytes (text, inet): the tables keyed
+// otherwise (system_logs, pending_hints, internode_*, streaming) have no
+// rows.
 
 // localOrdered reports whether t is ordered by key value.
 func localOrdered(t *schema.Table) bool { return t.Keyspace == schema.SystemViews }
 
+// tokenOf returns the token of a partition key of t.
+func (e *Executor) tokenOf(t *schema.Table, key []byte) int64 {
+	if localOrdered(t) {
+		return localToken(t, key)
+	}
+	return e.cfg.Partitioner.Token(key)
+}
+
+// localPartitioner is the Partitioner of a local-ordered table's token().
+type localPartitioner struct{ t *schema.Table }
+
+func (p localPartitioner) Token(key []byte) int64 { return localToken(p.t, key) }
+
 // localToken is an order-preserving token: the first eight bytes of the
 // first key component, with the sign bit flipped so that signed order is
-// the bytes' unsigned order.
+// the bytes' unsigned order. The minimum token is never one (a range
+// read starting there would exclude it), so a key of eight zero bytes
+// (the inet ::1) takes the next.
 func localToken(t *schema.Table, key []byte) int64 {
 	first := key
 	if len(t.PartitionKey) > 1 {
@@ -292,7 +313,11 @@ func localToken(t *schema.Table, key []byte) int64 {
 	}
 	var b [8]byte
 	copy(b[:], first)
-	return int64(binary.BigEndian.Uint64(b[:]) ^ 1<<63)
+	tok := int64(binary.BigEndian.Uint64(b[:]) ^ 1<<63)
+	if tok == math.MinInt64 {
+		tok++
+	}
+	return tok
 }
 
 // compareLocalKeys orders two partition keys of a local-ordered table by
