@@ -12,6 +12,7 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/types"
 )
 
 // runtimeSource implements query.RuntimeSource: the node's live state for
@@ -122,8 +123,11 @@ func (r *runtimeSource) meter(name string) *meter {
 
 // meter is an exponentially weighted moving average of a counter's rate
 // per second, as Dropwizard's Meter keeps it (updated every five seconds),
-// computed when read: the count of the ticks since the last read is taken
-// to be spread evenly over them.
+// computed when read so that an idle node does no work for it: the count
+// of the ticks since the last read is taken to be spread evenly over
+// them. Read every few seconds it is Dropwizard's average; read rarely, a
+// burst since the previous read weighs as if spread over the whole gap
+// (and the first read averages since the node started).
 type meter struct {
 	last    int64
 	at      time.Time
@@ -178,7 +182,8 @@ func settings(c *Config) []query.Setting {
 	add("commitlog_directory", orDefault(c.CommitlogDir, c.DataDir))
 	add("commitlog_sync", c.CommitlogSync)
 	add("commitlog_sync_group_window", formatDuration(c.CommitlogSyncGroupWindow))
-	add("commitlog_sync_group_window_in_ms", strconv.FormatFloat(float64(c.CommitlogSyncGroupWindow)/float64(time.Millisecond), 'f', -1, 64))
+	// A double in Cassandra's Config: Java's Double.toString.
+	add("commitlog_sync_group_window_in_ms", types.JavaDouble(float64(c.CommitlogSyncGroupWindow)/float64(time.Millisecond), 64))
 	add("commitlog_sync_period", formatDuration(c.CommitlogSyncPeriod))
 	add("commitlog_sync_period_in_ms", itoa(c.CommitlogSyncPeriod.Milliseconds()))
 	add("file_cache_size", formatSize(c.FileCacheSize))

@@ -100,10 +100,10 @@ func (e *Executor) modifyTable(s *schema.Schema, name cql.QualifiedName, keyspac
 	// after ModificationStatement's checks for virtual tables.
 	if schema.IsVirtualKeyspace(t.Keyspace) {
 		switch {
-		case conditional:
-			return nil, cqlerr.Invalidf("Conditional updates are not supported by virtual tables")
 		case expiring:
 			return nil, cqlerr.Invalidf("Expiring columns are not supported by virtual tables")
+		case conditional:
+			return nil, cqlerr.Invalidf("Conditional updates are not supported by virtual tables")
 		}
 		return nil, cqlerr.Invalidf("Modification is not supported by table %s.%s", t.Keyspace, t.Name)
 	}
@@ -1147,6 +1147,9 @@ func (e *Executor) compileBatchStatement(c *compiled, s *schema.Schema, st *cql.
 		}
 		b.timestamp = f
 	}
+	if err := checkVirtualBatch(s, st, keyspace); err != nil {
+		return err
+	}
 	for _, inner := range st.Statements {
 		var err error
 		switch x := inner.(type) {
@@ -1180,6 +1183,46 @@ func (e *Executor) compileBatchStatement(c *compiled, s *schema.Schema, st *cql.
 	}
 	c.pkIndexes = nil
 	c.batch = b
+	return nil
+}
+
+// checkVirtualBatch applies BatchStatement's rules for batches that
+// include statements on virtual tables, before the statements' own
+// checks.
+func checkVirtualBatch(s *schema.Schema, st *cql.Batch, keyspace string) error {
+	var virtual, regular, conditional bool
+	for _, inner := range st.Statements {
+		var name cql.QualifiedName
+		switch x := inner.(type) {
+		case *cql.Insert:
+			name, conditional = x.Table, conditional || x.IfNotExists
+		case *cql.Update:
+			name, conditional = x.Table, conditional || x.IfExists || len(x.Conditions) > 0
+		case *cql.Delete:
+			name, conditional = x.Table, conditional || x.IfExists || len(x.Conditions) > 0
+		default:
+			continue
+		}
+		t, err := resolveTable(s, name, keyspace)
+		if err != nil {
+			continue // the statement's own compilation reports it
+		}
+		if schema.IsVirtualKeyspace(t.Keyspace) {
+			virtual = true
+		} else {
+			regular = true
+		}
+	}
+	switch {
+	case !virtual:
+		return nil
+	case st.Type == cql.LoggedBatch:
+		return cqlerr.Invalidf("Cannot include a virtual table statement in a logged batch")
+	case regular:
+		return cqlerr.Invalidf("Mutations for virtual and regular tables cannot exist in the same batch")
+	case conditional:
+		return cqlerr.Invalidf("Conditional BATCH statements cannot include mutations for virtual tables")
+	}
 	return nil
 }
 
