@@ -188,14 +188,9 @@ func TestIndexesAndViewsSurviveRestart(t *testing.T) {
 	cfg.DataDir = dir
 	cfg.MaterializedViewsEnabled = true
 	sess := &query.Session{Keyspace: "ks"}
-	ctx := context.Background()
 	run := func(n *Node, q string) *query.Result {
 		t.Helper()
-		res, err := n.Executor().Query(ctx, sess, q, &query.Options{Consistency: 1})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return res
+		return mustQuery(t, n, sess, q)
 	}
 	n := startTestNodeConfig(t, cfg)
 	run(n, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")

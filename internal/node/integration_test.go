@@ -12,6 +12,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/apache/cassandra-gocql-driver/v2/lz4"
+	"github.com/cqld/cqld/internal/query"
 )
 
 // startTestNode starts a node in-process on random ports over dir.
@@ -32,6 +33,17 @@ func startTestNodeConfig(t testing.TB, cfg Config) *Node {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// mustQuery runs q on n's executor at ONE in sess, failing the test on
+// an error.
+func mustQuery(t testing.TB, n *Node, sess *query.Session, q string) *query.Result {
+	t.Helper()
+	res, err := n.Executor().Query(context.Background(), sess, q, &query.Options{Consistency: 1})
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res
 }
 
 func stopTestNode(t testing.TB, n *Node) {

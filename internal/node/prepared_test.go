@@ -94,11 +94,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	sess := &query.Session{}
 	run := func(n *Node, q string) *query.Result {
 		t.Helper()
-		res, err := n.Executor().Query(ctx, sess, q, &query.Options{Consistency: 1})
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return res
+		return mustQuery(t, n, sess, q)
 	}
 	persisted := func(n *Node) int { return len(run(n, "SELECT prepared_id FROM system.prepared_statements").Rows) }
 	prepare := func(n *Node, q string) []byte {
