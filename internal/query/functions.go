@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
@@ -423,29 +424,23 @@ func toMillis(t *types.Type, v []byte) (int64, error) {
 	return 0, cqlerr.Invalidf("not a time type: %s", t)
 }
 
-// The UUID epoch (1582-10-15) in 100ns units before the Unix epoch.
-const uuidEpochOffset = 0x01B21DD213814000
-
 func uuid100ns(u [16]byte) int64 {
 	hi := binary.BigEndian.Uint64(u[:8])
 	ts := (hi&0x0fff)<<48 | ((hi>>16)&0xffff)<<32 | hi>>32
 	return int64(ts)
 }
 
-func uuidMillis(u [16]byte) int64 { return (uuid100ns(u) - uuidEpochOffset) / 10000 }
+func uuidMillis(u [16]byte) int64 { return (uuid100ns(u) - tracing.UUIDEpochTicks) / 10000 }
 
 func newTimeUUID() []byte {
-	u, err := uuid.NewUUID()
-	if err != nil {
-		u = uuid.New()
-	}
+	u := tracing.NewTimeUUID()
 	return u[:]
 }
 
 // boundTimeUUID is minTimeuuid / maxTimeuuid: the smallest / largest
 // timeuuid for a millisecond, with Cassandra's clock-seq-and-node bytes.
 func boundTimeUUID(ms int64, max bool) []byte {
-	ts := ms*10000 + uuidEpochOffset
+	ts := ms*10000 + tracing.UUIDEpochTicks
 	if max {
 		ts += 9999
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -652,17 +653,13 @@ func newListClock() *listClock {
 	return c
 }
 
-// gregorianOffset is the number of 100ns intervals between the UUID epoch
-// (1582-10-15) and the Unix epoch.
-const gregorianOffset = 0x01B21DD213814000
-
 // prependReference is Cassandra's Lists.PrecisionTime REFERENCE_TIME
 // (2010-01-01T00:00:00Z) in 100ns units since the UUID epoch.
-const prependReference = 1262304000000*10000 + gregorianOffset
+const prependReference = 1262304000000*10000 + tracing.UUIDEpochTicks
 
 func (c *listClock) next(n int, prepend bool) [][]byte {
 	c.mu.Lock()
-	now := c.nowFn().UnixNano()/100 + gregorianOffset
+	now := c.nowFn().UnixNano()/100 + tracing.UUIDEpochTicks
 	var start int64
 	if prepend {
 		start = 2*prependReference - now

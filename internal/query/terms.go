@@ -419,13 +419,7 @@ func (c *compiled) compileTermFunction(f *cql.FunctionCall, recv ColumnSpec, now
 	}
 	switch name {
 	case "now", "currenttimeuuid":
-		return noArgs(types.TimeuuidType, func() []byte {
-			u, err := uuid.NewUUID()
-			if err != nil {
-				u = uuid.New()
-			}
-			return u[:]
-		})
+		return noArgs(types.TimeuuidType, newTimeUUID)
 	case "uuid":
 		return noArgs(types.UUIDType, func() []byte { u := uuid.New(); return u[:] })
 	case "currenttimestamp":

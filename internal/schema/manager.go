@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/tracing"
 	"github.com/google/uuid"
 )
 
@@ -77,7 +78,7 @@ func NewManager(store MetaStore) (*Manager, error) {
 		}
 	}
 	if version == uuid.Nil {
-		version = newVersion()
+		version = tracing.NewTimeUUID()
 	}
 	s := &Schema{Keyspaces: map[string]*Keyspace{}, Version: version}
 	for n, ks := range SystemKeyspaces() {
@@ -95,14 +96,6 @@ func NewManager(store MetaStore) (*Manager, error) {
 
 // Current returns the current schema version. Never nil.
 func (m *Manager) Current() *Schema { return m.cur.Load() }
-
-func newVersion() uuid.UUID {
-	u, err := uuid.NewUUID()
-	if err != nil {
-		return uuid.New()
-	}
-	return u
-}
 
 // update runs fn on a shallow copy of the keyspace map and publishes the
 // result when fn reports a change.
@@ -123,7 +116,7 @@ func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool,
 			kss[name] = ks.withViewMasks()
 		}
 	}
-	next := &Schema{Keyspaces: kss, Version: newVersion()}
+	next := &Schema{Keyspaces: kss, Version: tracing.NewTimeUUID()}
 	if m.store != nil {
 		b, err := json.Marshal(encodeSchema(next))
 		if err != nil {

@@ -67,9 +67,9 @@ func New(client []byte) *Session {
 	return s
 }
 
-// uuidEpochTicks is the Unix epoch in 100 ns ticks since the UUID epoch
-// (1582-10-15).
-const uuidEpochTicks = 0x01B21DD213814000
+// UUIDEpochTicks is the Unix epoch in 100 ns ticks since the UUID epoch
+// (1582-10-15): a time UUID's timestamp less it is Unix time.
+const UUIDEpochTicks = 0x01B21DD213814000
 
 // NewTimeUUID returns a version 1 UUID of the current time, unique within
 // the process.
@@ -121,7 +121,7 @@ func (s *Session) Request() (request string, params map[string]string) {
 func (s *Session) Add(thread, activity string) {
 	now := time.Now()
 	s.mu.Lock()
-	tick := max(uint64(now.UnixNano()/100)+uuidEpochTicks, s.lastTick+1)
+	tick := max(uint64(now.UnixNano()/100)+UUIDEpochTicks, s.lastTick+1)
 	s.lastTick = tick
 	s.events = append(s.events, Event{ID: s.eventID(tick), Activity: activity, Thread: thread, Elapsed: micros(now.Sub(s.Started))})
 	s.mu.Unlock()
