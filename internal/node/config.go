@@ -257,9 +257,7 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 		case "trace_type_query_ttl":
 			cfg.TraceTypeQueryTTL, err = toSecondsDuration(v)
 		case "tracetype_query_ttl": // the old key, in seconds
-			var n int
-			n, err = toInt(v)
-			cfg.TraceTypeQueryTTL = time.Duration(n) * time.Second
+			cfg.TraceTypeQueryTTL, err = toSecondsDuration(fmt.Sprintf("%vs", v))
 		default:
 			var ok bool
 			if ok, err = loadGuardrailKey(&cfg.Guardrails, k, v, log); !ok {
@@ -362,11 +360,12 @@ func toSecondsDuration(v any) (time.Duration, error) {
 	if m == nil {
 		return 0, fmt.Errorf("invalid duration: %s Accepted units:[SECONDS, MINUTES, HOURS, DAYS] where case matters and only non-negative values", s)
 	}
+	unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}[m[2]]
 	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > int64(maxTTL/time.Second) {
+	if err != nil || n > int64(maxTTL/unit) {
+		// Bounded in the unit, before the product can wrap around.
 		return 0, fmt.Errorf("invalid duration: %s (too large)", s)
 	}
-	unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}[m[2]]
 	return time.Duration(n) * unit, nil
 }
 

@@ -60,6 +60,9 @@ func TestLoadYAMLErrors(t *testing.T) {
 		"trace_type_query_ttl: 10ms",
 		"trace_type_query_ttl: 86400",
 		"trace_type_query_ttl: 700000000s",
+		"trace_type_query_ttl: 213504d", // wraps time.Duration around if multiplied first
+		"trace_type_query_ttl: 5124096h",
+		"tracetype_query_ttl: 9300000000",
 		"[not a map",
 	} {
 		cfg := DefaultConfig()
