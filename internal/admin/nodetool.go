@@ -161,8 +161,8 @@ func nodetool(ctx context.Context, args []string, out io.Writer) error {
 		if len(args) == 0 {
 			return errUsage{"Required parameters are missing: trace_probability"}
 		}
-		if len(args) > 1 {
-			return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(args[1:], ", "))}
+		if err := noArgs(cmd, args[1:]); err != nil {
+			return err
 		}
 		p, err := strconv.ParseFloat(args[0], 64)
 		if err != nil {
@@ -261,8 +261,10 @@ func table(out io.Writer, rows [][]string) {
 }
 
 func status(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	if len(args) > 1 {
-		return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(args[1:], ", "))}
+	if len(args) > 0 {
+		if err := noArgs("status", args[1:]); err != nil {
+			return err
+		}
 	}
 	i, err := c.Info(ctx)
 	if err != nil {

@@ -487,15 +487,18 @@ func (e *Executor) mutateTable(ctx context.Context, t *schema.Table, cl Consiste
 	if err != nil {
 		return err
 	}
-	// Index entries are written untraced: Cassandra updates an index
-	// inside the base table's write, which traces only the base table.
-	ictx := tracing.Without(ctx)
-	for ix, ius := range iups {
-		for _, pu := range ius {
-			pu.Token = e.cfg.Partitioner.Token(pu.Key)
-		}
-		if err := e.cfg.Coordinator.Mutate(ictx, ix.Table(t), cl, ius); err != nil {
-			return err
+	if len(iups) > 0 {
+		// Index entries are written untraced: Cassandra updates an index
+		// inside the base table's write, which traces only the base
+		// table.
+		ictx := tracing.Without(ctx)
+		for ix, ius := range iups {
+			for _, pu := range ius {
+				pu.Token = e.cfg.Partitioner.Token(pu.Key)
+			}
+			if err := e.cfg.Coordinator.Mutate(ictx, ix.Table(t), cl, ius); err != nil {
+				return err
+			}
 		}
 	}
 	return e.cfg.Coordinator.Mutate(ctx, t, cl, ups)

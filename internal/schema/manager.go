@@ -150,8 +150,7 @@ func IsVirtualKeyspace(name string) bool {
 // user-modifiable; the replicated ones (system_auth, system_distributed,
 // system_traces) only allow ALTER KEYSPACE.
 func protectSystem(ks, perm, table string) error {
-	switch ks {
-	case SystemAuthKeyspace, SystemDistributed, SystemTracesKeyspace:
+	if IsReplicatedSystemKeyspace(ks) {
 		if table != "" {
 			return cqlerr.New(cqlerr.Unauthorized, "Cannot %s <table %s.%s>", perm, ks, table)
 		}

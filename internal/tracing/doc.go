@@ -3,8 +3,9 @@
 // a driver's query trace).
 //
 // A traced request carries a *Session in its context. Any layer that holds
-// the context adds events with Trace or Tracef; both cost one context
-// lookup when the request is not traced, and Tracef formats nothing then.
+// the context adds events with Trace, which costs one context lookup when
+// the request is not traced (a formatted event is built only after
+// FromContext found a session).
 // The query layer starts a session with its parameters (Begin) and, when
 // the request ends, writes the session and its events to the
 // system_traces.sessions and system_traces.events tables.

@@ -190,15 +190,6 @@ func Trace(ctx context.Context, thread, activity string) {
 	}
 }
 
-// Tracef is Trace with a formatted activity; it formats nothing when the
-// request is not traced. Its arguments escape (they are ...any): on a
-// path every request takes, test FromContext first and call Add.
-func Tracef(ctx context.Context, thread, format string, args ...any) {
-	if s := FromContext(ctx); s != nil {
-		s.Add(thread, fmt.Sprintf(format, args...))
-	}
-}
-
 // The events of a read, with the texts of Cassandra's
 // SinglePartitionReadCommand, PartitionRangeReadCommand and ReadCommand;
 // the storage engine and the query layer's system tables both read.

@@ -10,7 +10,6 @@ import (
 func TestSession(t *testing.T) {
 	ctx := context.Background()
 	Trace(ctx, RequestThread, "not traced") // no session: nothing happens
-	Tracef(ctx, RequestThread, "%d", 1)
 
 	s := New([]byte{127, 0, 0, 1})
 	if s.ID.Version() != 1 {
@@ -30,7 +29,7 @@ func TestSession(t *testing.T) {
 		t.Fatalf("Request() = %q %v", req, params)
 	}
 	Trace(ctx, RequestThread, "Parsing q")
-	Tracef(ctx, ReadThread, "Read %d live rows", 1)
+	Trace(ctx, ReadThread, "Read 1 live rows")
 	Trace(Without(ctx), RequestThread, "the node's own statement")
 	evs := s.Events()
 	if len(evs) != 2 || evs[0].Activity != "Parsing q" || evs[1].Activity != "Read 1 live rows" || evs[1].Thread != ReadThread {
