@@ -1,7 +1,6 @@
 package query
 
 import (
-	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -74,24 +73,22 @@ func (pc *preparedCache) put(id [16]byte, pe *preparedEntry) (known bool, evicte
 	if pc.limit == 0 || pc.bytes <= pc.limit {
 		return known, nil
 	}
-	type aged struct {
-		id   [16]byte
-		used int64
-	}
-	var all []aged
-	for k, e := range pc.entries {
-		if k != id {
-			all = append(all, aged{k, e.used.Load()})
+	// Usually one entry must go: find the least recently used by a scan
+	// rather than sorting the cache under the lock.
+	for pc.bytes > pc.limit {
+		var oldest [16]byte
+		found, least := false, int64(0)
+		for k, e := range pc.entries {
+			if u := e.used.Load(); k != id && (!found || u < least) {
+				oldest, least, found = k, u, true
+			}
 		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].used < all[j].used })
-	for _, a := range all {
-		if pc.bytes <= pc.limit {
-			break
+		if !found {
+			break // the new entry alone is over the limit
 		}
-		pc.bytes -= pc.entries[a.id].weight
-		delete(pc.entries, a.id)
-		evicted = append(evicted, a.id)
+		pc.bytes -= pc.entries[oldest].weight
+		delete(pc.entries, oldest)
+		evicted = append(evicted, oldest)
 	}
 	pc.evicted.Add(int64(len(evicted)))
 	return known, evicted
