@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
@@ -52,6 +53,12 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 		t.Fatalf("%d persisted statements, want 3", got)
 	}
 	run(n, "DROP TABLE ks.gone")
+	// Rows the preload cannot use: a statement on a table that does not
+	// exist (with its right id), and a row whose id is not its
+	// statement's. The preload deletes both.
+	nope := md5.Sum([]byte("SELECT * FROM ks.nope"))
+	run(n, fmt.Sprintf("INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x%x, 'SELECT * FROM ks.nope')", nope))
+	run(n, "INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x00, 'SELECT * FROM ks.t')")
 	stopTestNode(t, n)
 
 	n = startTestNodeConfig(t, cfg)

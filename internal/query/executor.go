@@ -257,7 +257,11 @@ func (e *Executor) prepare(ctx context.Context, query, keyspace string, persist 
 	if persist && len(evicted) > 0 {
 		// QueryProcessor's eviction listener deletes an evicted
 		// statement's row.
-		e.removePersistedPrepared(ctx, evicted)
+		keys := make([][]byte, len(evicted))
+		for i := range evicted {
+			keys[i] = evicted[i][:]
+		}
+		e.removePersistedPrepared(ctx, keys)
 	}
 	return p, nil
 }

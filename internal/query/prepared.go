@@ -50,20 +50,19 @@ func (e *Executor) persistPrepared(ctx context.Context, id [16]byte, keyspace, q
 
 // removePersistedPrepared deletes the rows of statements, in one write
 // (SystemKeyspace.removePreparedStatement).
-func (e *Executor) removePersistedPrepared(ctx context.Context, ids [][16]byte) {
+func (e *Executor) removePersistedPrepared(ctx context.Context, keys [][]byte) {
 	t := e.preparedStatementsTable()
-	if t == nil || len(ids) == 0 {
+	if t == nil || len(keys) == 0 {
 		return
 	}
 	ts, now := e.timestamp(), e.now().Unix()
-	ups := make([]*mutation.PartitionUpdate, len(ids))
-	for i := range ids {
-		key := ids[i][:]
+	ups := make([]*mutation.PartitionUpdate, len(keys))
+	for i, key := range keys {
 		ups[i] = &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key),
 			Deletion: mutation.Deletion{MarkedForDeleteAt: ts, LocalDeletionTime: now}}
 	}
 	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, One, ups); err != nil {
-		e.cfg.Logger.Warn("cannot remove prepared statements", "count", len(ids), "err", err)
+		e.cfg.Logger.Warn("cannot remove prepared statements", "count", len(keys), "err", err)
 	}
 }
 
@@ -85,37 +84,40 @@ func (e *Executor) PreloadPrepared(ctx context.Context) (loaded, removed int, er
 		return 0, 0, nil
 	}
 	opts := &Options{Consistency: uint16(One), PageSize: preloadPage}
-	var invalid [][16]byte
+	var invalid [][]byte
+	defer func() { e.removePersistedPrepared(ctx, invalid) }()
 	for {
 		res, err := e.Query(ctx, &Session{Internal: true},
 			"SELECT prepared_id, logged_keyspace, query_string FROM system.prepared_statements", opts)
 		if err != nil {
-			return loaded, removed, err
+			return loaded, len(invalid), err
 		}
 		for _, row := range res.Rows {
-			id, keyspace, query := row[0], string(row[1]), string(row[2])
+			keyspace, query := string(row[1]), string(row[2])
 			if !e.prepared.fits(preparedWeight(query)) {
 				e.cfg.Logger.Warn(fmt.Sprintf("Detected prepared statement cache filling up during preload after preparing %d statements "+
 					"(prepared_statements_cache_size: %d bytes). Consider truncating system.prepared_statements to clear out "+
 					"leaked prepared statements.", loaded, e.cfg.PreparedStatementsCacheSize))
-				e.removePersistedPrepared(ctx, invalid)
-				return loaded, removed + len(invalid), nil
+				return loaded, len(invalid), nil
 			}
-			if _, perr := e.prepare(ctx, query, keyspace, false); perr != nil || string(preparedIDBytes(keyspace, query)) != string(id) {
-				var key [16]byte
-				copy(key[:], id)
-				invalid = append(invalid, key)
+			// A row whose id is not its statement's is checked before
+			// the statement is cached.
+			id := preparedID(keyspace, query)
+			if string(id[:]) != string(row[0]) {
+				invalid = append(invalid, row[0])
+				continue
+			}
+			if _, err := e.prepare(ctx, query, keyspace, false); err != nil {
+				invalid = append(invalid, id[:])
 				continue
 			}
 			loaded++
 		}
 		if res.PagingState == nil {
-			break
+			return loaded, len(invalid), nil
 		}
 		opts.PagingState = res.PagingState
 	}
-	e.removePersistedPrepared(ctx, invalid)
-	return loaded, len(invalid), nil
 }
 
 // invalidatePrepared removes from the cache, and from
@@ -143,11 +145,11 @@ func (e *Executor) invalidatePrepared(ctx context.Context, ks string) {
 	}
 	e.prepared.remove(gone)
 	if e.cfg.PersistPreparedStatements {
-		ids := make([][16]byte, 0, len(gone))
+		keys := make([][]byte, 0, len(gone))
 		for id := range gone {
-			ids = append(ids, id)
+			keys = append(keys, id[:])
 		}
-		e.removePersistedPrepared(ctx, ids)
+		e.removePersistedPrepared(ctx, keys)
 	}
 }
 
@@ -169,9 +171,4 @@ func (pe *preparedEntry) touches(ks string) bool {
 		}
 	}
 	return false
-}
-
-func preparedIDBytes(keyspace, query string) []byte {
-	id := preparedID(keyspace, query)
-	return id[:]
 }
