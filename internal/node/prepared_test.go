@@ -139,9 +139,20 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	if _, err := n.Executor().Execute(ctx, sess, sel, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
 		t.Fatalf("statement of a dropped table: %v", err)
 	}
+	// ALTER TABLE ... DROP removes the statements of the table that no
+	// longer compile; the others stay prepared.
+	run(n, "CREATE TABLE ks.w (k int PRIMARY KEY, a int, b int)")
+	selA, selB := prepare(n, "SELECT a FROM ks.w"), prepare(n, "SELECT b FROM ks.w")
+	run(n, "ALTER TABLE ks.w DROP a")
+	if _, err := n.Executor().Execute(ctx, sess, selA, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
+		t.Fatalf("statement on a dropped column: %v", err)
+	}
+	if _, err := n.Executor().Execute(ctx, sess, selB, nil, &query.Options{Consistency: 1}); err != nil {
+		t.Fatalf("statement on a kept column: %v", err)
+	}
 	for _, r := range run(n, "SELECT query_string FROM system.prepared_statements").Rows {
-		if string(r[0]) == "SELECT * FROM ks.u" {
-			t.Fatal("statement of a dropped table still persisted")
+		if q := string(r[0]); q == "SELECT * FROM ks.u" || q == "SELECT a FROM ks.w" {
+			t.Fatalf("%s still persisted", q)
 		}
 	}
 	stopTestNode(t, n)

@@ -283,24 +283,35 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, string, error) {
 	if v := pe.cur.Load(); v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
 		return v.stmt, pe.query, nil
 	}
+	v, err := e.recompile(pe)
+	if err != nil {
+		return nil, "", err
+	}
+	return v.stmt, pe.query, nil
+}
+
+// recompile returns pe's statement compiled against the current schema,
+// compiling it again when the schema changed since.
+func (e *Executor) recompile(pe *preparedEntry) (*preparedVersion, error) {
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
 	v := pe.cur.Load()
-	if v.stmt.schemaVersion != e.cfg.Schema.Current().Version {
-		stmt, err := cql.Parse(pe.query)
-		if err != nil {
-			return nil, "", err
-		}
-		c, err := e.compile(stmt, pe.keyspace)
-		if err != nil {
-			return nil, "", err
-		}
-		meta := *v.meta
-		meta.Columns = c.resultColumns()
-		v = &preparedVersion{stmt: c, meta: &meta}
-		pe.cur.Store(v)
+	if v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
+		return v, nil
 	}
-	return v.stmt, pe.query, nil
+	stmt, err := cql.Parse(pe.query)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.compile(stmt, pe.keyspace)
+	if err != nil {
+		return nil, err
+	}
+	meta := *v.meta
+	meta.Columns = c.resultColumns()
+	v = &preparedVersion{stmt: c, meta: &meta}
+	pe.cur.Store(v)
+	return v, nil
 }
 
 func hexString(b []byte) string {
@@ -451,7 +462,11 @@ func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Op
 
 func (e *Executor) schemaChanged(sc *SchemaChange) *Result {
 	if sc.Change == "DROPPED" || sc.Change == "UPDATED" && sc.Target == "TABLE" {
-		e.invalidatePrepared(context.Background(), sc.Keyspace)
+		table := ""
+		if sc.Target == "TABLE" {
+			table = sc.Name
+		}
+		e.invalidatePrepared(context.Background(), sc.Keyspace, table)
 	}
 	if e.cfg.OnSchemaChange != nil {
 		e.cfg.OnSchemaChange(sc)

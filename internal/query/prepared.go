@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/tracing"
@@ -121,22 +120,20 @@ func (e *Executor) PreloadPrepared(ctx context.Context) (loaded, removed int, er
 }
 
 // invalidatePrepared removes from the cache, and from
-// system.prepared_statements, the statements of keyspace ks that no
-// longer compile after a DROP (QueryProcessor's
-// StatementInvalidatingListener): their clients get UNPREPARED and
+// system.prepared_statements, the statements that no longer compile after
+// a DROP or an ALTER TABLE (QueryProcessor's
+// StatementInvalidatingListener): those that may refer to keyspace ks, or
+// with a table name, to that table. Their clients get UNPREPARED and
 // prepare again against the new schema, instead of executing a statement
-// against a table recreated under the same name.
-func (e *Executor) invalidatePrepared(ctx context.Context, ks string) {
+// against a table recreated under the same name. The others keep what
+// they were compiled to.
+func (e *Executor) invalidatePrepared(ctx context.Context, ks, table string) {
 	gone := map[[16]byte]*preparedEntry{}
 	for id, pe := range e.prepared.snapshot() {
-		if !pe.touches(ks) {
+		if !pe.touches(ks, table) {
 			continue
 		}
-		stmt, err := cql.Parse(pe.query)
-		if err == nil {
-			_, err = e.compile(stmt, pe.keyspace)
-		}
-		if err != nil {
+		if _, err := e.recompile(pe); err != nil {
 			gone[id] = pe
 		}
 	}
@@ -153,19 +150,21 @@ func (e *Executor) invalidatePrepared(ctx context.Context, ks string) {
 	}
 }
 
-// touches reports whether the statement may refer to keyspace ks: its
-// session keyspace or the keyspace of a table it reads or writes.
-func (pe *preparedEntry) touches(ks string) bool {
-	if pe.keyspace == ks {
+// touches reports whether the statement may refer to keyspace ks (its
+// session keyspace, or the keyspace of a table it reads or writes), or
+// when table is set, whether it reads or writes ks.table.
+func (pe *preparedEntry) touches(ks, table string) bool {
+	if table == "" && pe.keyspace == ks {
 		return true
 	}
+	is := func(t *schema.Table) bool { return t.Keyspace == ks && (table == "" || t.Name == table) }
 	c := pe.cur.Load().stmt
-	if c.sel != nil && c.sel.table.Keyspace == ks || c.modify != nil && c.modify.table.Keyspace == ks {
+	if c.sel != nil && is(c.sel.table) || c.modify != nil && is(c.modify.table) {
 		return true
 	}
 	if c.batch != nil {
 		for _, m := range c.batch.stmts {
-			if m.table.Keyspace == ks {
+			if is(m.table) {
 				return true
 			}
 		}
