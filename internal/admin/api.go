@@ -56,9 +56,7 @@ type TableStats struct {
 	LiveCells    int64 `json:"live_cells_total"`
 	MaxLiveCells int64 `json:"max_live_cells"`
 	Tombstones   int64 `json:"tombstones_total"`
-	// TombstoneReads counts the reads Tombstones is over.
-	TombstoneReads int64 `json:"tombstone_reads"`
-	MaxTombstone   int64 `json:"max_tombstones"`
+	MaxTombstone int64 `json:"max_tombstones"`
 }
 
 // Histograms is GET /nodetool/v1/tablehistograms: one row per percentile

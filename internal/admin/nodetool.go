@@ -457,7 +457,7 @@ func printTableStats(out io.Writer, all []TableStats, human bool) {
 			p("Compacted partition mean bytes", strconv.FormatInt(t.MeanPartitionBytes, 10))
 			p("Average live cells per slice (last five minutes)", ratio(t.LiveCells, t.SliceReads))
 			p("Maximum live cells per slice (last five minutes)", strconv.FormatInt(t.MaxLiveCells, 10))
-			p("Average tombstones per slice (last five minutes)", ratio(t.Tombstones, t.TombstoneReads))
+			p("Average tombstones per slice (last five minutes)", ratio(t.Tombstones, t.SliceReads))
 			p("Maximum tombstones per slice (last five minutes)", strconv.FormatInt(t.MaxTombstone, 10))
 			p("Droppable tombstone ratio", fmt.Sprintf("%.5f", t.DroppableTombstoneRat))
 			fmt.Fprintln(out)

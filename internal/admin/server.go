@@ -184,7 +184,7 @@ func (s *server) tablestats(r *http.Request) (any, error) {
 			// liveScannedHistogram and tombstoneScannedHistogram.
 			SliceReads: st.RowsPerRead.Count(), MaxLiveCells: st.RowsPerRead.MaxBucket(),
 			LiveCells: histogramSum(&st.RowsPerRead), Tombstones: histogramSum(&st.TombstonesPerRead),
-			TombstoneReads: st.TombstonesPerRead.Count(), MaxTombstone: st.TombstonesPerRead.MaxBucket(),
+			MaxTombstone: st.TombstonesPerRead.MaxBucket(),
 		}
 		if disk.RawDataBytes > 0 {
 			row.CompressionRatio = float64(disk.DataBytes) / float64(disk.RawDataBytes)

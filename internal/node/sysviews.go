@@ -156,10 +156,10 @@ func (m *meter) rate(count int64, now time.Time, window time.Duration) float64 {
 	return m.avg
 }
 
-// settings lists the node's settings for system_views.settings, by their
-// cassandra.yaml names (and the old names cqld reads, in their old units),
-// sorted by name. Durations and sizes are written in their largest whole
-// unit (Cassandra writes them as configured).
+// settings lists the node's settings for system_views.settings (which
+// orders them), by their cassandra.yaml names and the old names cqld
+// reads, in their old units. Durations and sizes are written in their
+// largest whole unit (Cassandra writes them as configured).
 func settings(c *Config) []query.Setting {
 	var out []query.Setting
 	add := func(name, value string) { out = append(out, query.Setting{Name: name, Value: value}) }
@@ -266,7 +266,6 @@ func settings(c *Config) []query.Setting {
 	set("read_consistency_levels_disallowed", g.ReadConsistencyLevelsDisallowed)
 	set("write_consistency_levels_warned", g.WriteConsistencyLevelsWarned)
 	set("write_consistency_levels_disallowed", g.WriteConsistencyLevelsDisallowed)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

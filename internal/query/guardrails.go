@@ -545,7 +545,7 @@ func (e *Executor) guardSelect(s *guardrailState, c *compiled, opts *Options) er
 	g := s.g
 	p := c.sel
 	t := p.table
-	if schema.IsSystemKeyspace(t.Keyspace) || readableSystemKeyspace(t.Keyspace) {
+	if schema.IsSystemKeyspace(t.Keyspace) {
 		return nil
 	}
 	if st, ok := c.stmt.(*cql.Select); ok {

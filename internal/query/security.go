@@ -51,16 +51,6 @@ func DataResource(ks, table string) string {
 	return "data/" + ks + "/" + table
 }
 
-// readableSystemKeyspace reports whether ks is one of the system keyspaces
-// whose tables may be readable by anyone (readableSystemTable).
-func readableSystemKeyspace(ks string) bool {
-	switch ks {
-	case schema.SystemKeyspace, schema.SystemSchemaKeyspace, schema.SystemVirtualSchema, schema.SystemViews:
-		return true
-	}
-	return false
-}
-
 // readableSystemTable reports whether anyone may read ks.table without a
 // grant: ClientState's READABLE_SYSTEM_RESOURCES, what drivers read on
 // connect (system.local, peers, peers_v2, the schema tables and the

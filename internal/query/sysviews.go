@@ -23,7 +23,7 @@ import (
 type RuntimeSource interface {
 	// Clients returns the connected native-protocol clients.
 	Clients() []ClientInfo
-	// Settings returns the node's settings, sorted by name.
+	// Settings returns the node's settings.
 	Settings() []Setting
 	// Caches returns the node's caches.
 	Caches() []CacheInfo

@@ -1,10 +1,8 @@
 package transport
 
 import (
-	"bytes"
 	"maps"
 	"net"
-	"sort"
 
 	"github.com/cqld/cqld/internal/query"
 )
@@ -24,7 +22,7 @@ var stageNames = [...]string{"established", "authenticating", "ready"}
 const anonymousUser = "anonymous"
 
 // Clients returns the native-protocol connections that sent STARTUP, for
-// system_views.clients, sorted by address and port.
+// system_views.clients (which orders them).
 func (s *Server) Clients() []query.ClientInfo {
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
@@ -56,21 +54,5 @@ func (s *Server) Clients() []query.ClientInfo {
 		}
 		out = append(out, ci)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if c := compareIP(out[i].Address, out[j].Address); c != 0 {
-			return c < 0
-		}
-		return out[i].Port < out[j].Port
-	})
 	return out
-}
-
-func compareIP(a, b net.IP) int {
-	if a4 := a.To4(); a4 != nil {
-		a = a4
-	}
-	if b4 := b.To4(); b4 != nil {
-		b = b4
-	}
-	return bytes.Compare(a, b)
 }
