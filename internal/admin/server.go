@@ -178,7 +178,7 @@ func (s *server) tablestats(r *http.Request) (any, error) {
 			BloomFilterBytes: disk.FilterBytes, CompressionRatio: -1,
 			Partitions:        sum.Partitions,
 			MinPartitionBytes: sum.Size.Min(), MaxPartitionBytes: sum.Size.MaxBucket(),
-			ReadCount: st.ReadOps, ReadMicros: st.ReadMicros, WriteCount: st.WriteOps, WriteMicros: st.WriteMicros,
+			ReadCount: st.Read.Ops, ReadMicros: st.Read.Micros, WriteCount: st.Write.Ops, WriteMicros: st.Write.Micros,
 			// Per read command, from bucket bounds (so that the mean
 			// never exceeds the maximum), as TableStatsHolder reads
 			// liveScannedHistogram and tombstoneScannedHistogram.
@@ -238,13 +238,13 @@ func (s *server) tablehistograms(r *http.Request) (any, error) {
 		q    float64
 	}{{"50%", 0.5}, {"75%", 0.75}, {"95%", 0.95}, {"98%", 0.98}, {"99%", 0.99}} {
 		h.Rows = append(h.Rows, HistogramRow{Percentile: p.name,
-			ReadLatency: float64(st.ReadLatency.Percentile(p.q)), WriteLatency: float64(st.WriteLatency.Percentile(p.q)),
+			ReadLatency: float64(st.Read.Latency.Percentile(p.q)), WriteLatency: float64(st.Write.Latency.Percentile(p.q)),
 			PartitionSize: sum.Size.Percentile(p.q), CellCount: sum.Cells.Percentile(p.q)})
 	}
 	h.Rows = append(h.Rows,
-		HistogramRow{Percentile: "Min", ReadLatency: float64(st.ReadLatency.Min()), WriteLatency: float64(st.WriteLatency.Min()),
+		HistogramRow{Percentile: "Min", ReadLatency: float64(st.Read.Latency.Min()), WriteLatency: float64(st.Write.Latency.Min()),
 			PartitionSize: sum.Size.Min(), CellCount: sum.Cells.Min()},
-		HistogramRow{Percentile: "Max", ReadLatency: float64(st.ReadLatency.MaxBucket()), WriteLatency: float64(st.WriteLatency.MaxBucket()),
+		HistogramRow{Percentile: "Max", ReadLatency: float64(st.Read.Latency.MaxBucket()), WriteLatency: float64(st.Write.Latency.MaxBucket()),
 			PartitionSize: sum.Size.MaxBucket(), CellCount: sum.Cells.MaxBucket()})
 	return h, nil
 }

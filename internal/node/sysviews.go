@@ -13,6 +13,7 @@ import (
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
 	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
 )
 
 // runtimeSource implements query.RuntimeSource: the node's live state for
@@ -22,11 +23,11 @@ type runtimeSource struct {
 	coord *cluster.Local
 
 	mu     sync.Mutex
-	meters map[string]*meter
+	meters map[meterKey]*meter
 }
 
 func newRuntimeSource(n *Node, coord *cluster.Local) *runtimeSource {
-	return &runtimeSource{n: n, coord: coord, meters: map[string]*meter{}}
+	return &runtimeSource{n: n, coord: coord, meters: map[meterKey]*meter{}}
 }
 
 // Clients implements query.RuntimeSource.
@@ -61,49 +62,60 @@ func (r *runtimeSource) Caches() []query.CacheInfo {
 	defer r.mu.Unlock()
 	for i := range out {
 		c := &out[i]
-		c.RecentRequestRate = r.meter("cache/"+c.Name+"/requests").rate(c.Requests, now, 15*time.Minute)
-		c.RecentHitRate = r.meter("cache/"+c.Name+"/hits").rate(c.Hits, now, 15*time.Minute)
+		c.RecentRequestRate = r.meter(meterKey{name: c.Name + "/requests"}).rate(c.Requests, now, 15*time.Minute)
+		c.RecentHitRate = r.meter(meterKey{name: c.Name + "/hits"}).rate(c.Hits, now, 15*time.Minute)
 	}
 	return out
 }
 
-// TableMetrics implements query.RuntimeSource. Latency percentiles are
-// the bucket bounds of the timed operations (one read in eight is timed,
-// every write); counts are exact.
+// TableMetrics implements query.RuntimeSource: it fills what the named
+// table shows. Latency percentiles are the bucket bounds of the timed
+// operations (one in eight); counts are exact.
 func (r *runtimeSource) TableMetrics(t *schema.Table, metric string) query.TableMetrics {
 	e := r.n.engine
 	st := e.TableStats(t.ID)
-	var m query.TableMetrics
-	now := time.Now()
-	r.mu.Lock()
-	timer := func(kind string, s storage.TimerSnapshot) query.Timer {
+	coord := func() *cluster.Timers {
+		if ct := r.coord.TableTimers(t.ID); ct != nil {
+			return ct
+		}
+		return new(cluster.Timers)
+	}
+	timer := func(s storage.TimerSnapshot) query.Timer {
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		return query.Timer{
 			Count:     s.Ops,
 			P50Ms:     float64(s.Latency.Percentile(0.5)) / 1000,
 			P99Ms:     float64(s.Latency.Percentile(0.99)) / 1000,
 			MaxMs:     float64(s.Latency.MaxBucket()) / 1000,
-			PerSecond: r.meter(t.ID.String()+"/"+kind).rate(s.Ops, now, 5*time.Minute),
+			PerSecond: r.meter(meterKey{t.ID, metric}).rate(s.Ops, time.Now(), 5*time.Minute),
 		}
 	}
-	m.LocalRead = timer("local_read", storage.TimerSnapshot{Ops: st.ReadOps, Latency: st.ReadLatency})
-	m.LocalScan = timer("local_scan", storage.TimerSnapshot{Ops: st.ScanOps, Latency: st.ScanLatency})
-	m.LocalWrite = timer("local_write", storage.TimerSnapshot{Ops: st.WriteOps, Latency: st.WriteLatency})
-	ct := r.coord.TableTimers(t.ID)
-	if ct == nil {
-		ct = new(cluster.Timers)
-	}
-	m.CoordinatorRead = timer("coordinator_read", ct.Read.Snapshot())
-	m.CoordinatorScan = timer("coordinator_scan", ct.Scan.Snapshot())
-	m.CoordinatorWrite = timer("coordinator_write", ct.Write.Snapshot())
-	r.mu.Unlock()
 	perRead := func(h *storage.Histogram) query.PerRead {
 		return query.PerRead{Count: h.Count(), P50: float64(h.Percentile(0.5)), P99: float64(h.Percentile(0.99)),
 			Max: float64(h.MaxBucket())}
 	}
-	m.TombstonesPerRead = perRead(&st.TombstonesPerRead)
-	m.RowsPerRead = perRead(&st.RowsPerRead)
-	m.MaxPartitionBytes = st.PartitionSize.Max
-	if metric == "disk_usage" {
+	var m query.TableMetrics
+	switch metric {
+	case "local_read_latency":
+		m.LocalRead = timer(st.Read)
+	case "local_scan_latency":
+		m.LocalScan = timer(st.Scan)
+	case "local_write_latency":
+		m.LocalWrite = timer(st.Write)
+	case "coordinator_read_latency":
+		m.CoordinatorRead = timer(coord().Read.Snapshot())
+	case "coordinator_scan_latency":
+		m.CoordinatorScan = timer(coord().Scan.Snapshot())
+	case "coordinator_write_latency":
+		m.CoordinatorWrite = timer(coord().Write.Snapshot())
+	case "tombstones_per_read":
+		m.TombstonesPerRead = perRead(&st.TombstonesPerRead)
+	case "rows_per_read":
+		m.RowsPerRead = perRead(&st.RowsPerRead)
+	case "max_partition_size":
+		m.MaxPartitionBytes = st.PartitionSize.Max
+	case "disk_usage":
 		if d, err := e.TableDiskUsage(t.ID); err == nil {
 			m.DiskBytes = int64(d)
 		}
@@ -111,12 +123,19 @@ func (r *runtimeSource) TableMetrics(t *schema.Table, metric string) query.Table
 	return m
 }
 
-// meter returns the named rate meter; r.mu is held.
-func (r *runtimeSource) meter(name string) *meter {
-	m := r.meters[name]
+// meterKey names a rate meter: a table's metric, or a cache's counter
+// (zero id).
+type meterKey struct {
+	id   uuid.UUID
+	name string
+}
+
+// meter returns the meter of key; r.mu is held.
+func (r *runtimeSource) meter(key meterKey) *meter {
+	m := r.meters[key]
 	if m == nil {
 		m = &meter{at: r.n.started}
-		r.meters[name] = m
+		r.meters[key] = m
 	}
 	return m
 }

@@ -27,9 +27,8 @@ type RuntimeSource interface {
 	Settings() []Setting
 	// Caches returns the node's caches.
 	Caches() []CacheInfo
-	// TableMetrics returns the metrics of a stored table for the named
-	// table metric table (the source may skip what that table does not
-	// show).
+	// TableMetrics returns the metrics of a stored table that the named
+	// table metric table shows (the other fields are left zero).
 	TableMetrics(t *schema.Table, metric string) TableMetrics
 }
 

@@ -168,14 +168,10 @@ type Stats struct {
 	// Cassandra's tombstoneScannedHistogram and liveScannedHistogram.
 	TombstonesPerRead Histogram
 	RowsPerRead       Histogram
-	// ReadOps counts single-partition read commands, ScanOps range read
-	// commands and WriteOps Applies; ReadLatency, ScanLatency and
-	// WriteLatency are their latencies in microseconds (reads and scans
-	// sampled, see readSampleEvery), and ReadMicros, ScanMicros and
-	// WriteMicros estimate their totals.
-	ReadOps, ScanOps, WriteOps             int64
-	ReadLatency, ScanLatency, WriteLatency Histogram
-	ReadMicros, ScanMicros, WriteMicros    int64
+	// Read times single-partition read commands, Scan range read
+	// commands and Write Applies (reads and scans sampled, see
+	// readSampleEvery; their counts are exact).
+	Read, Scan, Write TimerSnapshot
 }
 
 type tableStats struct {
@@ -267,22 +263,15 @@ func (p *Pebble) TableStats(id uuid.UUID) Stats {
 		return Stats{}
 	}
 	ts := v.(*tableStats)
-	point, scan, write := ts.point.Snapshot(), ts.scan.Snapshot(), ts.write.Snapshot()
 	return Stats{
 		Reads:             ts.reads.Load(),
 		PartitionSize:     ts.size.snapshot(),
 		CellCount:         ts.cells.snapshot(),
 		TombstonesPerRead: ts.tombstonesRead.snapshot(),
 		RowsPerRead:       ts.rowsRead.snapshot(),
-		ReadOps:           point.Ops,
-		ScanOps:           scan.Ops,
-		WriteOps:          write.Ops,
-		ReadLatency:       point.Latency,
-		ScanLatency:       scan.Latency,
-		WriteLatency:      write.Latency,
-		ReadMicros:        point.Micros,
-		ScanMicros:        scan.Micros,
-		WriteMicros:       write.Micros,
+		Read:              ts.point.Snapshot(),
+		Scan:              ts.scan.Snapshot(),
+		Write:             ts.write.Snapshot(),
 	}
 }
 

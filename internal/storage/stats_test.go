@@ -62,8 +62,8 @@ func TestTableStats(t *testing.T) {
 		t.Fatalf("tombstones %d (max %d) rows %d (max %d)", st.TombstonesPerRead.Count(), st.TombstonesPerRead.Max,
 			st.RowsPerRead.Count(), st.RowsPerRead.Max)
 	}
-	if st.ReadOps != 2 || st.ScanOps != 0 {
-		t.Fatalf("read ops %d scan ops %d", st.ReadOps, st.ScanOps)
+	if st.Read.Ops != 2 || st.Scan.Ops != 0 {
+		t.Fatalf("read ops %d scan ops %d", st.Read.Ops, st.Scan.Ops)
 	}
 	// A range read is one command of the scan timer and of the per-read
 	// histograms, whatever partitions it reads (ReadCommand's metrics):
@@ -75,8 +75,8 @@ func TestTableStats(t *testing.T) {
 	mustApply(t, p, tbl, u2, u2b)
 	mustRead(t, p, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: math.MinInt64, EndToken: math.MinInt64, NowSec: 1000})
 	st = p.TableStats(tbl.ID)
-	if st.ReadOps != 2 || st.ScanOps != 1 || st.RowsPerRead.Count() != 3 || st.RowsPerRead.Max != 3 || st.TombstonesPerRead.Count() != 3 {
-		t.Fatalf("after a scan: read ops %d scan ops %d rows %d (max %d) tombstone reads %d", st.ReadOps, st.ScanOps,
+	if st.Read.Ops != 2 || st.Scan.Ops != 1 || st.RowsPerRead.Count() != 3 || st.RowsPerRead.Max != 3 || st.TombstonesPerRead.Count() != 3 {
+		t.Fatalf("after a scan: read ops %d scan ops %d rows %d (max %d) tombstone reads %d", st.Read.Ops, st.Scan.Ops,
 			st.RowsPerRead.Count(), st.RowsPerRead.Max, st.TombstonesPerRead.Count())
 	}
 }
