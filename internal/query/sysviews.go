@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"net"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/cqld/cqld/internal/mutation"
@@ -332,7 +330,7 @@ func compareLocalKeys(t *schema.Table, a, b []byte) int {
 		return bytes.Compare(a, b)
 	}
 	for i := range pa {
-		if c := strings.Compare(string(pa[i]), string(pb[i])); c != 0 {
+		if c := bytes.Compare(pa[i], pb[i]); c != 0 {
 			return c
 		}
 	}
@@ -368,63 +366,9 @@ func addSAIColumnIndexRows(s *schema.Schema, addRow func(pk []byte, fill func(r 
 					set("column_name", text(col.Name)).
 					set("is_queryable", types.EncodeBoolean(true)).
 					set("is_building", types.EncodeBoolean(false)).
-					set("is_string", types.EncodeBoolean(saiLiteral(col.Type, ix.Target))).
-					set("analyzer", text(saiAnalyzer(ix, col.Type, ix.Target)))
+					set("is_string", types.EncodeBoolean(ix.TermsLiteral(col))).
+					set("analyzer", text(ix.AnalyzerName(col)))
 			}, text(ix.Name))
 		}
 	}
-}
-
-// saiTermType is the type of the terms an index on a column of type ct
-// with the target holds (IndexTermType); nil for the entries of a map,
-// which are composite.
-func saiTermType(ct *types.Type, target schema.IndexTarget) *types.Type {
-	switch {
-	case target == schema.TargetKeys:
-		return ct.Params[0]
-	case target == schema.TargetEntries:
-		return nil
-	case target == schema.TargetFull:
-		return ct
-	case ct.IsMultiCell() && (ct.Kind == types.List || ct.Kind == types.Set):
-		return ct.Params[0]
-	case ct.IsMultiCell() && ct.Kind == types.Map:
-		return ct.Params[1]
-	}
-	return ct
-}
-
-// saiLiteral is TypeUtil.isLiteral of the index's term type: text,
-// ascii, booleans, and composite or frozen values.
-func saiLiteral(ct *types.Type, target schema.IndexTarget) bool {
-	tt := saiTermType(ct, target)
-	if tt == nil {
-		return true
-	}
-	switch tt.Kind {
-	case types.Text, types.Ascii, types.Boolean, types.Tuple:
-		return true
-	case types.Vector:
-		return false
-	}
-	return tt.Frozen
-}
-
-// saiAnalyzer is the analyzer's toString (AbstractAnalyzer.fromOptions):
-// a NonTokenizingAnalyzer when a text index has one of its options set,
-// NoOpAnalyzer otherwise.
-func saiAnalyzer(ix *schema.Index, ct *types.Type, target schema.IndexTarget) string {
-	tt := saiTermType(ct, target)
-	opt := func(name string) (string, bool) {
-		v, ok := ix.Options[name]
-		return strings.ToLower(v), ok
-	}
-	cs, hasCS := opt("case_sensitive")
-	norm, hasNorm := opt("normalize")
-	ascii, hasASCII := opt("ascii")
-	if tt == nil || (tt.Kind != types.Text && tt.Kind != types.Ascii) || !(hasCS || hasNorm || hasASCII) {
-		return "NoOpAnalyzer{}"
-	}
-	return "NonTokenizingAnalyzer{caseSensitive=" + strconv.FormatBool(cs != "false") +
-		", normalized=" + strconv.FormatBool(norm == "true") + ", ascii=" + strconv.FormatBool(ascii == "true") + "}"
 }

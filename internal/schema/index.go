@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -503,7 +504,8 @@ func ValidateSAIOptions(opts map[string]string, col *Column, target IndexTarget,
 }
 
 // indexTermType is the type of the terms an index on a column of type typ
-// with target indexes (IndexTermType).
+// with target indexes (IndexTermType; the value type for a map's
+// entries).
 func indexTermType(typ *types.Type, target IndexTarget) *types.Type {
 	if typ.IsMultiCell() && len(typ.Params) > 0 {
 		switch {
@@ -516,4 +518,40 @@ func indexTermType(typ *types.Type, target IndexTarget) *types.Type {
 		}
 	}
 	return typ
+}
+
+// TermsLiteral is TypeUtil.isLiteral of the terms of the storage-attached
+// index ix on col (system_views.sai_column_indexes' is_string): text,
+// ascii, booleans, and composite (a map's entries) or frozen values.
+func (ix *Index) TermsLiteral(col *Column) bool {
+	if ix.Target == TargetEntries {
+		return true
+	}
+	tt := indexTermType(col.Type, ix.Target)
+	switch tt.Kind {
+	case types.Text, types.Ascii, types.Boolean, types.Tuple:
+		return true
+	case types.Vector:
+		return false
+	}
+	return tt.Frozen
+}
+
+// AnalyzerName is the toString of the analyzer of the storage-attached
+// index ix on col (AbstractAnalyzer.fromOptions): a NonTokenizingAnalyzer
+// when a text index sets one of its options, NoOpAnalyzer otherwise.
+func (ix *Index) AnalyzerName(col *Column) string {
+	opt := func(name string) (string, bool) {
+		v, ok := ix.Options[name]
+		return strings.ToLower(v), ok
+	}
+	cs, hasCS := opt(saiCaseSensitive)
+	norm, hasNorm := opt(saiNormalize)
+	ascii, hasASCII := opt(saiASCII)
+	tt := indexTermType(col.Type, ix.Target)
+	if ix.Target == TargetEntries || (tt.Kind != types.Text && tt.Kind != types.Ascii) || !(hasCS || hasNorm || hasASCII) {
+		return "NoOpAnalyzer{}"
+	}
+	return "NonTokenizingAnalyzer{caseSensitive=" + strconv.FormatBool(cs != "false") +
+		", normalized=" + strconv.FormatBool(norm == "true") + ", ascii=" + strconv.FormatBool(ascii == "true") + "}"
 }
