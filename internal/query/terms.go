@@ -525,9 +525,11 @@ func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSp
 	var lf termFn
 	if left == nil {
 		// _negate: the operand alone (a decimal keeps its scale, -0.0 is
-		// a negative zero).
-		lf = func([]Value) ([]byte, bool, error) { return []byte{}, false, nil }
+		// a negative zero); an empty operand is null, as in arithFunc.
 		fn = func(_, b []byte) ([]byte, error) {
+			if len(b) == 0 {
+				return nil, nil
+			}
 			n, err := decodeNum(rt, b)
 			if err != nil {
 				return nil, err
@@ -540,14 +542,19 @@ func (c *compiled) compileArithTerm(op byte, left, right cql.Term, recv ColumnSp
 	} else if lf, err = c.compileTerm(left, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: lt}, now); err != nil {
 		return nil, err
 	}
+	// The right operand's markers come after the left's.
 	rf, err := c.compileTerm(right, ColumnSpec{Keyspace: recv.Keyspace, Table: recv.Table, Name: recv.Name, Type: rt}, now)
 	if err != nil {
 		return nil, err
 	}
 	return func(vals []Value) ([]byte, bool, error) {
-		a, unset, err := lf(vals)
-		if err != nil || unset || a == nil {
-			return nil, unset, err
+		var a []byte
+		if lf != nil {
+			var unset bool
+			var err error
+			if a, unset, err = lf(vals); err != nil || unset || a == nil {
+				return nil, unset, err
+			}
 		}
 		b, unset, err := rf(vals)
 		if err != nil || unset || b == nil {
