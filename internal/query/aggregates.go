@@ -115,7 +115,7 @@ func (a *sumAgg) add(v []byte, _ bool) error {
 		a.r.Add(a.r, n.r)
 	case types.Decimal:
 		a.scale = max(a.scale, n.dec.scale)
-		a.r.Add(a.r, n.r)
+		a.r.Add(a.r, n.rat())
 	default:
 		if !a.avg {
 			a.i = wrap(a.t.Kind, a.i+n.i)

@@ -461,9 +461,10 @@ func mathFn(name string, t *types.Type, n num) ([]byte, error) {
 		case types.Float, types.Double:
 			n.f = math.Abs(n.f)
 		case types.Varint, types.Decimal:
-			n.r = new(big.Rat).Abs(n.r)
 			if n.dec.u != nil {
 				n.dec.u = new(big.Int).Abs(n.dec.u) // BigDecimal.abs keeps the scale
+			} else {
+				n.r = new(big.Rat).Abs(n.r)
 			}
 		default:
 			if n.i < 0 {
@@ -480,14 +481,14 @@ func mathFn(name string, t *types.Type, n num) ([]byte, error) {
 			}
 		case types.Decimal:
 			// RoundingMode.HALF_UP to scale 0
-			r := new(big.Rat).Abs(n.r)
+			v := n.rat()
+			r := new(big.Rat).Abs(v)
 			r.Add(r, big.NewRat(1, 2))
 			q := new(big.Int).Quo(r.Num(), r.Denom())
-			if n.r.Sign() < 0 {
+			if v.Sign() < 0 {
 				q.Neg(q)
 			}
-			n.r = new(big.Rat).SetInt(q)
-			n.dec = bigDecimal{u: q} // setScale(0, HALF_UP)
+			n.r, n.dec = nil, bigDecimal{u: q} // setScale(0, HALF_UP)
 		}
 		return encodeNum(t, n)
 	}
@@ -706,7 +707,7 @@ func castNumber(from, to *types.Type, v []byte) ([]byte, error) {
 		case types.Float, types.Double:
 			return types.EncodeFloat(float32(n.f)), nil
 		case types.Varint, types.Decimal:
-			f, _ := n.r.Float32()
+			f, _ := n.rat().Float32()
 			return types.EncodeFloat(f), nil
 		}
 		return types.EncodeFloat(float32(n.i)), nil

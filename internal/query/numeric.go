@@ -124,7 +124,8 @@ func decodeNum(t *types.Type, v []byte) (num, error) {
 		if scale > maxArithScale || scale < -maxArithScale {
 			return n, cqlerr.Invalidf("Decimal scale %d is out of the supported range for arithmetic", scale)
 		}
-		n.r = decimalRat(u, scale)
+		// Only the BigDecimal form: rat() derives the rational when
+		// something asks for it (decimal arithmetic never does).
 		n.dec = bigDecimal{u: u, scale: scale}
 		return n, nil
 	}
@@ -161,7 +162,7 @@ func (n num) rat() *big.Rat {
 		return r
 	case types.Varint, types.Decimal:
 		if n.r == nil && n.dec.u != nil {
-			return decimalRat(n.dec.u, n.dec.scale) // an arithmetic result
+			return decimalRat(n.dec.u, n.dec.scale)
 		}
 		return n.r
 	}
