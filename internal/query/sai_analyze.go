@@ -110,9 +110,11 @@ func setFilterAnalyzers(t *schema.Table, filters []rowFilter) {
 		f := &filters[i]
 		if f.col != nil && f.mapKey == nil && f.col.Type.Kind == types.Inet && saiIndexed(t, f.col) {
 			switch f.op {
-			case cql.OpEq, cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
+			case cql.OpLt, cql.OpLte, cql.OpGt, cql.OpGte:
 				f.analyze, f.alsoRaw = inetTerm, true
 			}
+			// For = the raw comparison alone decides: equal raw values
+			// have equal terms.
 			continue
 		}
 		// Only = is answered by the index; other relations (IN with
