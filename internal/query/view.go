@@ -324,9 +324,6 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 	if err != nil {
 		return err
 	}
-	if id == uuid.Nil {
-		id = uuid.New()
-	}
 	params, err := tableParams(props)
 	if err != nil {
 		return err
@@ -469,7 +466,11 @@ func (e *Executor) compileCreateView(c *compiled, s *schema.Schema, st *cql.Crea
 				cols = append(cols, &schema.Column{Name: n, Type: base.Column(n).Type, Kind: schema.Regular, Position: -1})
 			}
 		}
-		view = schema.NewTable(ksName, name, id, cols, params)
+		vid := id
+		if vid == uuid.Nil {
+			vid = uuid.New() // drawn when the statement runs, as CREATE TABLE's
+		}
+		view = schema.NewTable(ksName, name, vid, cols, params)
 		view.View = &schema.ViewInfo{BaseName: base.Name, IncludeAll: sel.Star, Where: whereText}
 		return nil
 	}
