@@ -1,0 +1,307 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// Checkpoint writes the data of the tables ids, as of every write
+// acknowledged before the call, into dir (which must not exist): a Pebble
+// store of its own (a snapshot's files) whose sstables are hard links to
+// the live ones, so that taking it copies only the write-ahead log,
+// MANIFEST and OPTIONS. With flush, the memtables are flushed first, which
+// leaves almost nothing to copy (nodetool snapshot without --skip-flush).
+//
+// The checkpoint holds the sstables that overlap the tables' key ranges,
+// and so may hold other tables' entries too; Import reads only the range of
+// the table it is asked for.
+func (p *Pebble) Checkpoint(dir string, flush bool, ids ...uuid.UUID) error {
+	if flush {
+		if err := p.db.Flush(); err != nil {
+			return err
+		}
+	}
+	spans := make([]pebble.CheckpointSpan, 0, 2*len(ids))
+	for _, id := range ids {
+		data := appendTablePrefix(nil, id)
+		purge := purgeIndexPrefix(id)
+		spans = append(spans,
+			pebble.CheckpointSpan{Start: data, End: prefixEnd(data)},
+			pebble.CheckpointSpan{Start: purge, End: prefixEnd(purge)})
+	}
+	// WithFlushedWAL: in SyncPeriodic mode, acknowledged writes may not be
+	// synced yet; the checkpoint copies the log after syncing it.
+	return p.db.Checkpoint(dir, pebble.WithFlushedWAL(), pebble.WithRestrictToSpans(spans))
+}
+
+// ImportStats reports what Import merged.
+type ImportStats struct {
+	// Entries is the number of data entries merged (cells, markers,
+	// deletions).
+	Entries int64
+	// Skipped is the number of cells of columns the target table does not
+	// have.
+	Skipped int64
+}
+
+// importBatchBytes bounds the batches Import commits.
+const importBatchBytes = 4 << 20
+
+// Import merges into table to the data that table from holds in the
+// checkpoint at dir (Checkpoint's output; from is the table's definition
+// when it was taken). Entries merge with the table's own under the usual
+// rules (the newest write wins, deletions shadow older data), as Cassandra
+// merges imported sstables. Columns are matched by name: a column of from
+// that to does not have (dropped since) has its cells skipped, and one
+// whose type cannot be read as to's is an error, as is a different primary
+// key. Tombstones keep their deletion times and are purged on the usual
+// schedule.
+//
+// Import commits in batches: a failure part way leaves what was merged,
+// and running it again merges the same entries again, which changes
+// nothing.
+func (p *Pebble) Import(ctx context.Context, dir string, from, to *schema.Table) (ImportStats, error) {
+	var st ImportStats
+	rw, err := newKeyRewriter(from, to)
+	if err != nil {
+		return st, err
+	}
+	src, err := pebble.Open(dir, &pebble.Options{
+		ReadOnly: true,
+		Comparer: keyComparer,
+		Merger:   cellMerger,
+		Logger:   slogLogger{p.opts.Logger},
+	})
+	if err != nil {
+		return st, fmt.Errorf("storage: open snapshot %s: %w", dir, err)
+	}
+	defer src.Close()
+	// The data first, then the purge index: an index entry committed
+	// before its data would be found with nothing to purge and dropped.
+	for _, prefix := range [][]byte{appendTablePrefix(nil, from.ID), purgeIndexPrefix(from.ID)} {
+		if err := p.importRange(ctx, src, prefix, rw, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte, rw *keyRewriter, st *ImportStats) error {
+	it, err := src.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	b := p.db.NewBatch()
+	defer func() { b.Close() }()
+	var key []byte
+	var toks []int64 // partitions with header or static entries (hdrcache.go)
+	var stripes uint64
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if k[0] == prefixPurgeIndex {
+			if len(k) < tablePrefixLen {
+				return fmt.Errorf("%w: short purge index key", errCorrupt)
+			}
+			key = append(append(key[:0], k[0]), rw.to[:]...)
+			key = append(key, k[tablePrefixLen:]...)
+			if err := b.Set(key, nil, nil); err != nil {
+				return err
+			}
+		} else {
+			var keep bool
+			key, keep, err = rw.rewrite(key[:0], k)
+			if err != nil {
+				return err
+			}
+			if !keep {
+				st.Skipped++
+				continue
+			}
+			tok := decodeToken(k[tokenOffset:pkOffset])
+			stripes |= 1 << p.stripe(tok)
+			if kind := key[partitionPrefixLen(key)]; kind != kindRow {
+				toks = append(toks, tok)
+			}
+			if err := b.Merge(key, v, nil); err != nil {
+				return err
+			}
+			st.Entries++
+		}
+		if b.Len() >= importBatchBytes {
+			if err := p.commitImport(ctx, b, stripes, toks); err != nil {
+				return err
+			}
+			b.Close()
+			b = p.db.NewBatch()
+			toks, stripes = toks[:0], 0
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	if b.Empty() {
+		return nil
+	}
+	return p.commitImport(ctx, b, stripes, toks)
+}
+
+// commitImport commits an import batch as Apply commits its batch: under
+// the read side of the partition locks it touches (Purge must not delete
+// what it merges), with the header cache's epochs bumped around it and the
+// partition cache folding it in.
+func (p *Pebble) commitImport(ctx context.Context, b *pebble.Batch, stripes uint64, toks []int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := 0; i < lockStripes; i++ {
+		if stripes&(1<<i) != 0 {
+			p.locks[i].RLock()
+			defer p.locks[i].RUnlock()
+		}
+	}
+	p.hdr.bump(toks)
+	err := b.Commit(p.wo)
+	p.hdr.bump(toks)
+	if p.pc != nil {
+		p.pc.fold(b, err == nil)
+	}
+	return err
+}
+
+// keyRewriter turns keys of one table into keys of another with the same
+// primary key: the table id, and the column ids of cells.
+type keyRewriter struct {
+	from, to   uuid.UUID
+	clustering []*schema.Column // from's, to skip the encoded clustering
+	// cols maps from's column ids to to's; a missing id has no column in
+	// to. nil when every id maps to itself.
+	cols map[uint32]uint32
+}
+
+func newKeyRewriter(from, to *schema.Table) (*keyRewriter, error) {
+	rw := &keyRewriter{from: from.ID, to: to.ID, clustering: from.Clustering}
+	if err := sameKey("partition key", from.PartitionKey, to.PartitionKey); err != nil {
+		return nil, err
+	}
+	if err := sameKey("clustering", from.Clustering, to.Clustering); err != nil {
+		return nil, err
+	}
+	identity := true
+	cols := map[uint32]uint32{}
+	for _, fc := range from.Columns {
+		if fc.Kind != schema.Regular && fc.Kind != schema.Static {
+			continue
+		}
+		tc := to.Column(fc.Name)
+		if tc == nil || (tc.Kind != schema.Regular && tc.Kind != schema.Static) {
+			identity = false
+			continue
+		}
+		if tc.Kind != fc.Kind || !storedAlike(fc.Type, tc.Type) {
+			return nil, fmt.Errorf("column %s is %s %s in the snapshot but %s %s in %s.%s",
+				fc.Name, kindName(fc.Kind), fc.Type, kindName(tc.Kind), tc.Type, to.Keyspace, to.Name)
+		}
+		cols[fc.ID] = tc.ID
+		identity = identity && fc.ID == tc.ID
+	}
+	if !identity {
+		rw.cols = cols
+	}
+	return rw, nil
+}
+
+func kindName(k schema.ColumnKind) string {
+	if k == schema.Static {
+		return "static"
+	}
+	return "regular"
+}
+
+// sameKey checks that two lists of primary key columns store alike.
+func sameKey(what string, from, to []*schema.Column) error {
+	if len(from) != len(to) {
+		return fmt.Errorf("the snapshot's table has %d %s columns, the table %d", len(from), what, len(to))
+	}
+	for i := range from {
+		if from[i].Desc != to[i].Desc || !storedAlike(from[i].Type, to[i].Type) {
+			return fmt.Errorf("%s column %s %s in the snapshot is %s %s in the table", what, from[i].Name, from[i].Type, to[i].Name, to[i].Type)
+		}
+	}
+	return nil
+}
+
+// storedAlike reports whether values of type a are stored as values of
+// type b: the same type, user types of any name whose fields b extends
+// (ALTER TYPE ... ADD), frozen or not alike.
+func storedAlike(a, b *types.Type) bool {
+	if a.Kind != b.Kind || a.Frozen != b.Frozen || a.Dimension != b.Dimension || a.Class != b.Class {
+		return false
+	}
+	if a.Kind == types.UDT {
+		if len(b.Params) < len(a.Params) {
+			return false
+		}
+	} else if len(a.Params) != len(b.Params) {
+		return false
+	}
+	for i := range a.Params {
+		if !storedAlike(a.Params[i], b.Params[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// rewrite appends to dst the key k of table from as a key of table to;
+// keep is false for the cell of a column to does not have.
+func (rw *keyRewriter) rewrite(dst, k []byte) (out []byte, keep bool, err error) {
+	n := partitionPrefixLen(k)
+	if len(k) < pkOffset || n >= len(k) {
+		return dst, false, fmt.Errorf("%w: short data key", errCorrupt)
+	}
+	dst = append(append(dst, prefixData), rw.to[:]...)
+	dst = append(dst, k[tablePrefixLen:]...)
+	if rw.cols == nil {
+		return dst, true, nil
+	}
+	rest := k[n:]
+	switch rest[0] {
+	case kindHeader:
+		return dst, true, nil
+	case kindStatic:
+		rest = rest[1:]
+	case kindRow:
+		rest = rest[1:]
+		for _, c := range rw.clustering {
+			if _, rest, err = types.DecodeKey(c.Type, rest, c.Desc); err != nil {
+				return dst, false, fmt.Errorf("%w: clustering %s: %v", errCorrupt, c.Name, err)
+			}
+		}
+	default:
+		return dst, false, fmt.Errorf("%w: kind %#x", errCorrupt, rest[0])
+	}
+	if len(rest) == 0 || rest[0] != slotCell {
+		return dst, true, nil
+	}
+	if len(rest) < 5 {
+		return dst, false, fmt.Errorf("%w: short cell slot", errCorrupt)
+	}
+	id, ok := rw.cols[binary.BigEndian.Uint32(rest[1:5])]
+	if !ok {
+		return dst, false, nil
+	}
+	at := len(dst) - len(rest) + 1
+	binary.BigEndian.PutUint32(dst[at:at+4], id)
+	return dst, true, nil
+}

@@ -1,0 +1,182 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
+)
+
+// restoredTable is testTable recreated under another id with other column
+// ids (as CREATE TABLE from a snapshot's schema.cql assigns them), without
+// m and with a new column w.
+func restoredTable() *schema.Table {
+	t := testTable()
+	cols := []*schema.Column{t.PartitionKey[0], t.Clustering[0], t.Clustering[1],
+		{Name: "w", Type: types.IntType, Kind: schema.Regular, Position: -1, ID: 4},
+		{Name: "st", Type: types.SetOf(types.TextType, false), Kind: schema.Regular, Position: -1, ID: 5},
+		{Name: "s", Type: types.IntType, Kind: schema.Static, Position: -1, ID: 6},
+		{Name: "v", Type: types.IntType, Kind: schema.Regular, Position: -1, ID: 7},
+	}
+	return schema.NewTable("ks2", "t2", uuid.MustParse("0e8d1b0a-5c1e-4f7a-9d43-2b6c8e0f1a2b"), cols, t.Params)
+}
+
+func fullScan(t *schema.Table) *mutation.ReadCommand {
+	return &mutation.ReadCommand{TableID: t.ID, StartToken: -1 << 63, EndToken: -1 << 63, NowSec: 1000}
+}
+
+// TestCheckpointImport checkpoints a table, drops it and imports its data
+// into a table of another id and other column ids, with and without the
+// partition cache (without, the header cache must see the imported
+// partition deletion).
+func TestCheckpointImport(t *testing.T) {
+	for _, pcSize := range []int64{0, -1} {
+		t.Run(fmt.Sprintf("pcache=%d", pcSize), func(t *testing.T) { testCheckpointImport(t, pcSize) })
+	}
+}
+
+func testCheckpointImport(t *testing.T, pcSize int64) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p, err := Open(filepath.Join(dir, "data"), Options{SyncMode: SyncPeriodic, PartitionCacheSize: pcSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from := testTable()
+
+	// Partition 1: a static cell, two rows with collections; partition 2:
+	// a row under a range tombstone that shadows part of it; partition 3:
+	// deleted as a whole after its row.
+	u1 := update(from, 1)
+	s := row(nil, mutation.NoLiveness, live(colS, 10, 7))
+	u1.Static = &s
+	m := live(colM, 10, 5)
+	m.Path = i32(1)
+	st := live(colST, 10, 0)
+	st.Path, st.Value = []byte("x"), nil
+	u1.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1), m, st), row(ck(2, "b"), marker(10), live(colV, 10, 2))}
+	u2 := update(from, 2)
+	u2.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 3)), row(ck(5, "a"), marker(10), live(colV, 10, 4))}
+	u3 := update(from, 3)
+	u3.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 5))}
+	mustApply(t, p, from, u1, u2, u3)
+	u2 = update(from, 2)
+	u2.RangeTombstones = []mutation.RangeTombstone{{Slice: mutation.Slice{Start: mutation.Bound{Values: [][]byte{i32(4)}, Inclusive: true}}, Deletion: del(20)}}
+	u3 = update(from, 3)
+	u3.Deletion = del(20)
+	mustApply(t, p, from, u2, u3)
+	want := mustRead(t, p, from, fullScan(from))
+
+	snap := filepath.Join(dir, "snap")
+	if err := p.Checkpoint(snap, false, from.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Neither later writes nor the drop reach the checkpoint.
+	later := update(from, 4)
+	later.Rows = []mutation.Row{row(ck(1, "a"), marker(30))}
+	mustApply(t, p, from, later)
+	if err := p.DropTable(ctx, from.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	to := restoredTable()
+	// The target already holds a newer v for partition 1's first row, and
+	// partition 3 (read now, so that the header and partition caches know
+	// it without a deletion).
+	pre := update(to, 1)
+	pre.Rows = []mutation.Row{row(ck(1, "a"), mutation.NoLiveness, live(7, 40, 100))}
+	pre3 := update(to, 3)
+	pre3.Rows = []mutation.Row{row(ck(9, "z"), marker(15), live(7, 15, 9))}
+	mustApply(t, p, to, pre, pre3)
+	// A read with a clustering lower bound, which the header cache serves.
+	read3 := func() *mutation.ReadCommand {
+		cmd := pointRead(to, 3)
+		cmd.Slices = []mutation.Slice{{Start: mutation.Bound{Values: [][]byte{i32(9)}, Inclusive: true}, End: mutation.Bound{Inclusive: true}}}
+		return cmd
+	}
+	if ps := mustRead(t, p, to, read3()); len(ps) != 1 {
+		t.Fatalf("partition 3 before the import: %v", ps)
+	}
+
+	stats, err := p.Import(ctx, snap, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Skipped != 1 || stats.Entries == 0 {
+		t.Fatalf("stats %+v: want one skipped cell (m)", stats)
+	}
+	got := mustRead(t, p, to, fullScan(to))
+	// Expected: want in to's column ids, without m, partition 1's first
+	// row with the newer v; partition 3 stays deleted (its row written at
+	// 15 is older than the deletion at 20).
+	ids := map[uint32]uint32{colS: 6, colV: 7, colST: 5}
+	for i := range want {
+		w := &want[i]
+		if w.Static != nil {
+			w.Static.Cells = remap(w.Static.Cells, ids)
+		}
+		for j := range w.Rows {
+			w.Rows[j].Cells = remap(w.Rows[j].Cells, ids)
+		}
+	}
+	want[0].Rows[0].Cells[1].Value, want[0].Rows[0].Cells[1].Timestamp = i32(100), 40
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("imported:\n%+v\nwant:\n%+v", got, want)
+	}
+	if ps := mustRead(t, p, to, read3()); len(ps) != 0 {
+		t.Fatalf("partition 3 after importing its deletion: %+v", ps)
+	}
+
+	// Importing again changes nothing.
+	if _, err := p.Import(ctx, snap, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustRead(t, p, to, fullScan(to)); len(again) != len(got) {
+		t.Fatalf("a second import changed the table: %+v", again)
+	}
+}
+
+// remap renames cells' columns and drops those without a new id, keeping
+// the reader's order (column id, then path).
+func remap(cells []mutation.Cell, ids map[uint32]uint32) []mutation.Cell {
+	var out []mutation.Cell
+	for _, c := range cells {
+		if id, ok := ids[c.Column]; ok {
+			c.Column = id
+			out = append(out, c)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Column < out[j-1].Column; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func TestImportRefusesAnotherKey(t *testing.T) {
+	p, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from := testTable()
+	to := restoredTable()
+	to.Clustering[1] = &schema.Column{Name: "ck2", Type: types.TextType, Kind: schema.Clustering, Position: 1, ID: 3}
+	if _, err := p.Import(context.Background(), t.TempDir(), from, to); err == nil || !strings.Contains(err.Error(), "clustering column ck2") {
+		t.Fatalf("a clustering of another order: %v", err)
+	}
+	to = restoredTable()
+	to.Column("v").Type = types.BigintType
+	if _, err := p.Import(context.Background(), t.TempDir(), from, to); err == nil || !strings.Contains(err.Error(), "column v is regular int in the snapshot but regular bigint") {
+		t.Fatalf("a column of another type: %v", err)
+	}
+}
