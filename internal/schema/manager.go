@@ -434,23 +434,51 @@ func encodeSchema(s *Schema) *persistedSchema {
 		pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
 			Types: encodeTypes(ks)}
 		for _, tn := range ks.TableNames() {
-			t := ks.Tables[tn]
-			pt := persistedTable{Name: t.Name, ID: t.ID, Params: t.Params, NextColumnID: t.NextColumnID,
-				Indexes: encodeIndexes(t), View: t.View, Views: t.Views, Counter: t.IsCounter}
-			for _, dn := range sortedDropped(t.Dropped) {
-				d := t.Dropped[dn]
-				pt.Dropped = append(pt.Dropped, persistedDropped{Name: d.Name, Type: ExpandUDTs(d.Type).String(), Kind: d.Kind,
-					DroppedTime: d.DroppedTime, ID: d.ID})
-			}
-			for _, c := range t.Columns {
-				pt.Columns = append(pt.Columns, persistedColumn{Name: c.Name, Type: c.Type.String(),
-					Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID, Mask: c.Mask})
-			}
-			pk.Tables = append(pk.Tables, pt)
+			pk.Tables = append(pk.Tables, encodeTable(ks.Tables[tn]))
 		}
 		p.Keyspaces = append(p.Keyspaces, pk)
 	}
 	return p
+}
+
+func encodeTable(t *Table) persistedTable {
+	pt := persistedTable{Name: t.Name, ID: t.ID, Params: t.Params, NextColumnID: t.NextColumnID,
+		Indexes: encodeIndexes(t), View: t.View, Views: t.Views, Counter: t.IsCounter}
+	for _, dn := range sortedDropped(t.Dropped) {
+		d := t.Dropped[dn]
+		pt.Dropped = append(pt.Dropped, persistedDropped{Name: d.Name, Type: ExpandUDTs(d.Type).String(), Kind: d.Kind,
+			DroppedTime: d.DroppedTime, ID: d.ID})
+	}
+	for _, c := range t.Columns {
+		pt.Columns = append(pt.Columns, persistedColumn{Name: c.Name, Type: c.Type.String(),
+			Kind: c.Kind, Position: c.Position, Desc: c.Desc, ID: c.ID, Mask: c.Mask})
+	}
+	return pt
+}
+
+// MarshalTable encodes the definition of table t of keyspace ks, with the
+// keyspace's user types, as the node persists its schema (a snapshot's
+// record of the table its data was written with).
+func MarshalTable(ks *Keyspace, t *Table) ([]byte, error) {
+	pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
+		Types: encodeTypes(ks), Tables: []persistedTable{encodeTable(t)}}
+	return json.MarshalIndent(&pk, "", "  ")
+}
+
+// UnmarshalTable decodes what MarshalTable wrote.
+func UnmarshalTable(b []byte) (*Table, error) {
+	var pk persistedKeyspace
+	if err := json.Unmarshal(b, &pk); err != nil {
+		return nil, fmt.Errorf("schema: table definition: %w", err)
+	}
+	if len(pk.Tables) != 1 {
+		return nil, fmt.Errorf("schema: table definition: %d tables", len(pk.Tables))
+	}
+	kss, err := (&persistedSchema{Keyspaces: []persistedKeyspace{pk}}).decode()
+	if err != nil {
+		return nil, err
+	}
+	return kss[pk.Name].Tables[pk.Tables[0].Name], nil
 }
 
 func (p *persistedSchema) decode() (map[string]*Keyspace, error) {

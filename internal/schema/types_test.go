@@ -194,3 +194,41 @@ func TestDroppedUDTColumnSurvivesTypeDrop(t *testing.T) {
 		t.Fatalf("dropped column %+v", d)
 	}
 }
+
+// TestMarshalTable: a table's definition survives MarshalTable and
+// UnmarshalTable with its user types, column ids and dropped columns.
+func TestMarshalTable(t *testing.T) {
+	addr := udt("ks", "addr", "street", types.TextType, "zip", types.IntType)
+	ks := &Keyspace{Name: "ks", Types: map[string]*types.Type{"addr": addr}}
+	tbl := NewTable("ks", "t", uuid.MustParse("6f1c7a2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"), []*Column{
+		{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0, ID: 1},
+		{Name: "c", Type: types.TextType, Kind: Clustering, Position: 0, Desc: true, ID: 2},
+		{Name: "a", Type: frozen(addr), Kind: Regular, Position: -1, ID: 7},
+		{Name: "m", Type: addr, Kind: Static, Position: -1, ID: 4},
+	}, DefaultTableParams())
+	tbl = tbl.Altered(tbl.Columns, tbl.Params, map[string]*DroppedColumn{
+		"gone": {Name: "gone", Type: types.IntType, Kind: Regular, DroppedTime: 1234, ID: 5}})
+	b, err := MarshalTable(ks, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := UnmarshalTable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != tbl.ID || got.Keyspace != "ks" || got.Name != "t" || len(got.Columns) != len(tbl.Columns) || got.Dropped["gone"] == nil {
+		t.Fatalf("UnmarshalTable: %+v", got)
+	}
+	for _, c := range tbl.Columns {
+		g := got.Column(c.Name)
+		if g == nil || g.ID != c.ID || g.Kind != c.Kind || g.Desc != c.Desc || !g.Type.Equal(c.Type) || g.Type.Frozen != c.Type.Frozen {
+			t.Errorf("column %s: got %+v, want %+v", c.Name, g, c)
+		}
+	}
+	if f := got.Column("a").Type.FieldNames; len(f) != 2 || f[1] != "zip" {
+		t.Errorf("user type fields: %v", f)
+	}
+	if _, err := UnmarshalTable([]byte(`{"name": "ks", "tables": []}`)); err == nil {
+		t.Error("a definition without a table was accepted")
+	}
+}
