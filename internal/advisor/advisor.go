@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/cqlerr"
@@ -48,6 +49,9 @@ func (noData) Read(context.Context, *schema.Table, query.Consistency, *mutation.
 	return nil, nil
 }
 func (noData) Truncate(context.Context, *schema.Table) error { return nil }
+func (noData) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration) error {
+	return nil
+}
 func (noData) LockPartitions(context.Context, []query.PartitionRef) (func(), error) {
 	return func() {}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/tracing"
 )
 
@@ -20,7 +21,8 @@ import (
 // replica except those that need more live replicas than a keyspace's
 // replication can offer on one node.
 type Local struct {
-	engine storage.Engine
+	engine    storage.Engine
+	snapshots *snapshot.Manager
 	// stripes are the partition locks of LockPartitions: a buffered
 	// channel of capacity one per stripe, so that waiting can be cancelled.
 	stripes [lockStripes]chan struct{}
@@ -58,9 +60,10 @@ func (l *Local) TableTimers(id [16]byte) *Timers {
 
 var _ query.Coordinator = (*Local)(nil)
 
-// NewLocal returns a coordinator over engine.
-func NewLocal(engine storage.Engine) *Local {
-	l := &Local{engine: engine}
+// NewLocal returns a coordinator over engine, taking snapshots with
+// snapshots.
+func NewLocal(engine storage.Engine, snapshots *snapshot.Manager) *Local {
+	l := &Local{engine: engine, snapshots: snapshots}
 	for i := range l.stripes {
 		l.stripes[i] = make(chan struct{}, 1)
 	}
@@ -125,6 +128,11 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 // Truncate implements query.Coordinator.
 func (l *Local) Truncate(ctx context.Context, t *schema.Table) error {
 	return l.engine.DropTable(ctx, t.ID)
+}
+
+// Snapshot implements query.Coordinator.
+func (l *Local) Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error {
+	return l.snapshots.Take(ctx, snapshot.Request{Tag: tag, Tables: []snapshot.Table{{Keyspace: ks, Table: t}}, TTL: ttl})
 }
 
 // lockStripes is the number of partition lock stripes: partitions hash onto

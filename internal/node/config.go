@@ -112,6 +112,12 @@ type Config struct {
 	// system_traces rows of a traced request live (one day; 0: they do
 	// not expire).
 	TraceTypeQueryTTL time.Duration
+	// AutoSnapshot is auto_snapshot: TRUNCATE and the DROPs of tables,
+	// views and keyspaces take a snapshot of the data they discard (true,
+	// Cassandra's default). AutoSnapshotTTL is auto_snapshot_ttl: how
+	// long those snapshots live (0, the default: until cleared).
+	AutoSnapshot    bool
+	AutoSnapshotTTL time.Duration
 }
 
 // DefaultConfig returns the defaults of `cqld start`.
@@ -125,6 +131,7 @@ func DefaultConfig() Config {
 		NumTokens:                    16,
 		DefaultKeyspaceRF:            1,
 		TraceTypeQueryTTL:            24 * time.Hour,
+		AutoSnapshot:                 true,
 		DefaultSecondaryIndex:        "legacy_local_table",
 		DefaultSecondaryIndexEnabled: true,
 		CommitlogSync:                "group",
@@ -256,6 +263,10 @@ func LoadYAML(cfg *Config, b []byte, log *slog.Logger) error {
 			cfg.PurgeInterval, err = toDuration(v)
 		case "trace_type_query_ttl":
 			cfg.TraceTypeQueryTTL, err = toSecondsDuration(v)
+		case "auto_snapshot":
+			cfg.AutoSnapshot, err = toBool(v)
+		case "auto_snapshot_ttl":
+			cfg.AutoSnapshotTTL, err = toSecondsDuration(v)
 		case "tracetype_query_ttl": // the old key, in seconds
 			cfg.TraceTypeQueryTTL, err = toSecondsDuration(fmt.Sprintf("%vs", v))
 		default:

@@ -27,13 +27,16 @@ commitlog_sync_group_window: 2s
 num_tokens: 8
 concurrent_reads: 32
 trace_type_query_ttl: 2h
+auto_snapshot: false
+auto_snapshot_ttl: 30d
 `), log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{ClusterName: "Prod", ListenAddress: "127.0.0.2", RPCAddress: "127.0.0.3", NativePort: 9142,
 		AdminPort: 7199, DataDir: "/var/lib/cqld", CommitlogDir: "/var/lib/cqld-commitlog", CommitlogSync: "periodic", CommitlogSyncPeriod: 5 * time.Second,
-		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8, TraceTypeQueryTTL: 2 * time.Hour}
+		CommitlogSyncGroupWindow: 2 * time.Second, NumTokens: 8, TraceTypeQueryTTL: 2 * time.Hour,
+		AutoSnapshotTTL: 30 * 24 * time.Hour}
 	// Keys the file does not set keep their defaults.
 	d := DefaultConfig()
 	want.TombstoneWarnThreshold, want.TombstoneFailureThreshold, want.PurgeInterval = d.TombstoneWarnThreshold, d.TombstoneFailureThreshold, d.PurgeInterval
@@ -58,6 +61,8 @@ func TestLoadYAMLErrors(t *testing.T) {
 		"commitlog_sync_period: 10 fortnights",
 		"commitlog_sync_group_window: -1ms",
 		"trace_type_query_ttl: 10ms",
+		"auto_snapshot: sometimes",
+		"auto_snapshot_ttl: 1w",
 		"trace_type_query_ttl: 86400",
 		"trace_type_query_ttl: 700000000s",
 		"trace_type_query_ttl: 213504d", // wraps time.Duration around if multiplied first

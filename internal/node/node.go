@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/transport"
 	"github.com/google/uuid"
 )
@@ -48,6 +50,39 @@ type Node struct {
 	// schemaLoaded is schema, for background work started before it is
 	// set.
 	schemaLoaded atomic.Pointer[schema.Manager]
+	snapshots    *snapshot.Manager
+	// stop ends the background work of the node (snapshot expiry).
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+// Snapshot expiry runs snapshotExpiryDelay after the start, then every
+// snapshotExpiryPeriod (Cassandra's snapshot TTL cleanup: 5 s and 60 s).
+const (
+	snapshotExpiryDelay  = 5 * time.Second
+	snapshotExpiryPeriod = time.Minute
+)
+
+// expireSnapshots clears the snapshots whose TTL has passed until the node
+// stops.
+func (n *Node) expireSnapshots() {
+	defer n.wg.Done()
+	t := time.NewTimer(snapshotExpiryDelay)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		}
+		if cleared, err := n.snapshots.ClearExpired(); err != nil {
+			n.log.Warn("clearing expired snapshots", "err", err)
+		} else if cleared > 0 {
+			n.log.Info(fmt.Sprintf("Cleared %d expired snapshots", cleared))
+		}
+		t.Reset(snapshotExpiryPeriod)
+	}
 }
 
 // murmur3 adapts the ring to query.Partitioner.
@@ -111,7 +146,7 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	sopts.PartitionTombstonesFailThreshold = cfg.PartitionTombstonesFailThreshold
 	// Background purge of tombstones past gc_grace_seconds, over the live
 	// schema's tables (the schema manager exists once storage is open).
-	n := &Node{cfg: cfg, log: log, done: make(chan error, 2), started: time.Now()}
+	n := &Node{cfg: cfg, log: log, done: make(chan error, 2), started: time.Now(), stop: make(chan struct{})}
 	sopts.PurgeInterval = cfg.PurgeInterval
 	sopts.Tables = n.purgeTables
 	engine, err := storage.Open(cfg.DataDir, sopts)
@@ -152,7 +187,9 @@ func (n *Node) start() error {
 		ListenAddress: ipBytes(listenIP), RPCAddress: ipBytes(rpcIP), NativePort: port, ListenPort: 7000,
 		ReleaseVersion: query.ReleaseVersion, Tokens: tokens, GossipGeneration: int32(time.Now().Unix()),
 	}
-	coord := cluster.NewLocal(n.engine)
+	n.snapshots = snapshot.New(snapshot.Options{DataDir: cfg.DataDir, Engine: n.engine,
+		SchemaCQL: query.SnapshotSchemaCQL, Logger: n.log})
+	coord := cluster.NewLocal(n.engine, n.snapshots)
 	var security query.Security
 	if ac := cfg.authConfig(); ac.Enabled() {
 		n.auth = auth.New(ac, nil, n.log)
@@ -165,6 +202,8 @@ func (n *Node) start() error {
 		Runtime:                                    newRuntimeSource(n, coord),
 		PersistPreparedStatements:                  true,
 		PreparedStatementsCacheSize:                cfg.PreparedStatementsCacheSize,
+		AutoSnapshot:                               cfg.AutoSnapshot,
+		AutoSnapshotTTL:                            cfg.AutoSnapshotTTL,
 		MaterializedViewsEnabled:                   cfg.MaterializedViewsEnabled,
 		UserDefinedFunctionsEnabled:                cfg.UserDefinedFunctionsEnabled,
 		DefaultSecondaryIndex:                      cfg.DefaultSecondaryIndex,
@@ -209,6 +248,8 @@ func (n *Node) start() error {
 			return err
 		}
 	}
+	n.wg.Add(1)
+	go n.expireSnapshots()
 	return nil
 }
 
@@ -322,6 +363,12 @@ func (n *Node) HandleAdmin(pattern string, h http.Handler) {
 // Engine returns the node's storage engine (for admin commands and tests).
 func (n *Node) Engine() *storage.Pebble { return n.engine }
 
+// Logger returns the node's logger.
+func (n *Node) Logger() *slog.Logger { return n.log }
+
+// Snapshots returns the node's snapshots.
+func (n *Node) Snapshots() *snapshot.Manager { return n.snapshots }
+
 // Schema returns the node's schema manager.
 func (n *Node) Schema() *schema.Manager { return n.schema }
 
@@ -384,6 +431,8 @@ func (n *Node) Shutdown(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	n.stopOnce.Do(func() { close(n.stop) })
+	n.wg.Wait()
 	if err := n.engine.Close(); err != nil {
 		errs = append(errs, err)
 	}

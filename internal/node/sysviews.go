@@ -12,6 +12,7 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
@@ -45,6 +46,9 @@ func (r *runtimeSource) Settings() []query.Setting { return settings(&r.n.cfg) }
 // is Cassandra's chunk cache, its partition cache the row cache; cqld has
 // no key cache and no counter cache, which are listed as Cassandra lists
 // a cache of size 0.
+// Snapshots implements query.RuntimeSource.
+func (r *runtimeSource) Snapshots() []snapshot.Info { return r.n.snapshots.List() }
+
 func (r *runtimeSource) Caches() []query.CacheInfo {
 	e := r.n.engine
 	bc := e.Metrics().BlockCache
@@ -247,6 +251,12 @@ func settings(c *Config) []query.Setting {
 	add("purge_interval", formatDuration(c.PurgeInterval))
 	add("trace_type_query_ttl", formatDuration(c.TraceTypeQueryTTL))
 	add("tracetype_query_ttl", itoa(int64(c.TraceTypeQueryTTL/time.Second)))
+	add("auto_snapshot", b(c.AutoSnapshot))
+	if c.AutoSnapshotTTL > 0 {
+		add("auto_snapshot_ttl", formatDuration(c.AutoSnapshotTTL))
+	} else {
+		null("auto_snapshot_ttl")
+	}
 	g := c.Guardrails
 	for name, f := range guardrailThresholds(&g) {
 		for i, suffix := range []string{"_warn_threshold", "_fail_threshold"} {

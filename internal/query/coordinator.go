@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"time"
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
@@ -35,6 +36,11 @@ type Coordinator interface {
 	Read(ctx context.Context, t *schema.Table, cl Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error)
 	// Truncate removes all data of t on every replica.
 	Truncate(ctx context.Context, t *schema.Table) error
+	// Snapshot takes a snapshot named tag of t's data on every replica,
+	// which lives ttl (0: until cleared). ks is t's keyspace, whose user
+	// types the snapshot's schema records. It fails with a
+	// *snapshot.ExistsError when the tag is taken.
+	Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error
 	// LockPartitions blocks until the caller holds the exclusive lock of
 	// every listed partition, and returns the function that releases them
 	// (call it exactly once). Reads and mutations made while holding the

@@ -397,9 +397,7 @@ func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Res
 		return &Result{Kind: VoidResult}, nil
 	}
 	for _, t := range ks.Tables {
-		if err := e.truncate(ctx, t); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped keyspace", "keyspace", ks.Name, "table", t.Name, "err", err)
-		}
+		e.dropData(ctx, ks, t)
 		e.dropped(ctx, DataResource(ks.Name, t.Name))
 	}
 	e.dropped(ctx, DataResource(ks.Name, ""))
@@ -817,9 +815,7 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		if t == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		if err := e.truncate(ctx, t); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", ksName, "table", t.Name, "err", err)
-		}
+		e.dropData(ctx, nil, t)
 		e.dropped(ctx, DataResource(ksName, t.Name))
 		return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name}), nil
 	}
@@ -850,6 +846,9 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 		return cqlerr.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
+		if err := e.autoSnapshot(ctx, truncatedPrefix, nil, t); err != nil {
+			return nil, cqlerr.New(cqlerr.TruncateError, "Error during truncate: %v", err)
+		}
 		if err := e.truncate(ctx, t); err != nil {
 			return nil, cqlerr.New(cqlerr.TruncateError, "Error during truncate: %v", err)
 		}

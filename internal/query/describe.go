@@ -882,3 +882,49 @@ func endpointString(addr []byte, port int) string {
 	}
 	return "/[" + strings.Join(parts, ":") + "]:" + strconv.Itoa(port)
 }
+
+// SnapshotSchemaCQL returns the statements of a snapshot's schema.cql
+// (SchemaCQLHelper.reCreateStatementsForSchemaCql): the user types t uses,
+// innermost first, t itself with its id and dropped columns, and its
+// indexes, each IF NOT EXISTS, so that running the file recreates the
+// table a snapshot can be imported into.
+func SnapshotSchemaCQL(ks *schema.Keyspace, t *schema.Table) []string {
+	var out []string
+	seen := map[string]bool{}
+	var addTypes func(typ *types.Type)
+	addTypes = func(typ *types.Type) {
+		for _, p := range typ.Params {
+			addTypes(p)
+		}
+		if typ.Kind == types.UDT && typ.Keyspace == ks.Name && !seen[typ.Name] {
+			seen[typ.Name] = true
+			if def := ks.Type(typ.Name); def != nil {
+				out = append(out, ifNotExists(typeCQL(ks, def), "CREATE TYPE "))
+			}
+		}
+	}
+	for _, c := range t.Columns {
+		addTypes(c.Type)
+	}
+	if t.IsView() {
+		return append(out, ifNotExists(viewCQL(t, true), "CREATE MATERIALIZED VIEW "))
+	}
+	out = append(out, ifNotExists(tableCQL(ks, t, true), "CREATE TABLE "))
+	for _, ix := range t.Indexes {
+		s := indexCQL(t, ix)
+		if ix.Custom {
+			out = append(out, ifNotExists(s, "CREATE CUSTOM INDEX "))
+		} else {
+			out = append(out, ifNotExists(s, "CREATE INDEX "))
+		}
+	}
+	return out
+}
+
+// ifNotExists inserts IF NOT EXISTS after the statement's leading keyword.
+func ifNotExists(stmt, keyword string) string {
+	if rest, ok := strings.CutPrefix(stmt, keyword); ok {
+		return keyword + "IF NOT EXISTS " + rest
+	}
+	return stmt
+}

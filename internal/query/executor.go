@@ -77,6 +77,13 @@ type Config struct {
 	// in (estimated) bytes (prepared_statements_cache_size); 0 means no
 	// bound.
 	PreparedStatementsCacheSize int64
+	// AutoSnapshot is auto_snapshot: TRUNCATE, DROP TABLE, DROP
+	// MATERIALIZED VIEW and DROP KEYSPACE snapshot each table before its
+	// data goes, unless the table's allow_auto_snapshot is false (the
+	// node's default is true, as Cassandra's). AutoSnapshotTTL is
+	// auto_snapshot_ttl: how long those snapshots live (0: until cleared).
+	AutoSnapshot    bool
+	AutoSnapshotTTL time.Duration
 }
 
 // Executor executes CQL statements. Safe for concurrent use.

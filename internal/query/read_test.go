@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/mutation"
@@ -31,6 +32,10 @@ func (c *readCounter) Read(_ context.Context, _ *schema.Table, _ Consistency, cm
 }
 
 func (c *readCounter) Truncate(context.Context, *schema.Table) error { return nil }
+
+func (c *readCounter) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration) error {
+	return nil
+}
 
 func (c *readCounter) LockPartitions(context.Context, []PartitionRef) (func(), error) {
 	return func() {}, nil

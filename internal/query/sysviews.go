@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -28,6 +29,8 @@ type RuntimeSource interface {
 	// TableMetrics returns the metrics of a stored table that the named
 	// table metric table shows (the other fields are left zero).
 	TableMetrics(t *schema.Table, metric string) TableMetrics
+	// Snapshots returns the snapshots on disk.
+	Snapshots() []snapshot.Info
 }
 
 // ClientInfo is one connection of system_views.clients (ConnectedClient).
@@ -147,6 +150,21 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 					r.set("value", text(st.Value))
 				}
 			})
+		}
+	case name == "snapshots":
+		// SnapshotsTable: every snapshot on disk, ephemeral ones and those
+		// of dropped tables included.
+		for _, sn := range src.Snapshots() {
+			sn := sn
+			addRow(text(sn.Tag), func(r *virtualRow) {
+				r.set("true_size", types.EncodeBigint(sn.TrueSize)).
+					set("size_on_disk", types.EncodeBigint(sn.SizeOnDisk)).
+					set("created_at", types.EncodeTimestamp(sn.CreatedAt)).
+					set("ephemeral", types.EncodeBoolean(sn.Ephemeral))
+				if !sn.ExpiresAt.IsZero() {
+					r.set("expires_at", types.EncodeTimestamp(sn.ExpiresAt))
+				}
+			}, text(sn.Keyspace), text(sn.Table))
 		}
 	case name == "caches":
 		for _, c := range src.Caches() {

@@ -514,9 +514,7 @@ func (e *Executor) compileDropView(c *compiled, st *cql.DropMaterializedView, ke
 		if v == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		if err := e.cfg.Coordinator.Truncate(ctx, v); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped view", "keyspace", ksName, "view", v.Name, "err", err)
-		}
+		e.dropData(ctx, nil, v)
 		return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: v.Name}), nil
 	}
 	return nil

@@ -73,9 +73,9 @@ func systemViewsTables() []*Table {
 			"is_queryable boolean", "is_building boolean", "is_string boolean", "analyzer text"),
 			"Storage-attached column index metadata"),
 		// Tables of subsystems a single node does not run (hints,
-		// streaming, internode messaging) or cqld does not have
-		// (snapshots, the CQLLOG log appender, off by default in
-		// Cassandra too): they have no rows.
+		// streaming, internode messaging) or cqld does not have (the
+		// CQLLOG log appender, off by default in Cassandra too): they
+		// have no rows.
 		withComment(defineTable(sv, "pending_hints",
 			"pk:host_id uuid", "address inet", "port int", "rack text", "dc text", "status text",
 			"files int", "newest timestamp", "oldest timestamp"),
