@@ -41,6 +41,9 @@ type TableStats struct {
 	MaxSSTableBytes  uint64  `json:"max_sstable_bytes"`
 	BloomFilterBytes uint64  `json:"bloom_filter_bytes"`
 	CompressionRatio float64 `json:"compression_ratio"` // -1 without sstables
+	// SnapshotsBytes is the size of the table's snapshots' sstables that
+	// are no longer live.
+	SnapshotsBytes int64 `json:"snapshots_bytes"`
 
 	Partitions            int64   `json:"partitions"`
 	MinPartitionBytes     int64   `json:"min_partition_bytes"`
@@ -84,4 +87,32 @@ type TraceProbability struct {
 
 type errorBody struct {
 	Error string `json:"error"`
+}
+
+// Snapshots is GET /nodetool/v1/snapshots.
+type Snapshots struct {
+	Snapshots []SnapshotInfo `json:"snapshots"`
+	// TrueDiskSpaceUsed is the size of the snapshots' sstables that are
+	// no longer live, over the existing tables.
+	TrueDiskSpaceUsed int64 `json:"true_disk_space_used"`
+}
+
+// SnapshotInfo is one snapshot of one table.
+type SnapshotInfo struct {
+	Tag        string `json:"tag"`
+	Keyspace   string `json:"keyspace"`
+	Table      string `json:"table"`
+	TrueSize   int64  `json:"true_size"`
+	SizeOnDisk int64  `json:"size_on_disk"`
+	// CreatedAt and ExpiresAt are milliseconds since the epoch;
+	// ExpiresAt is 0 without a TTL.
+	CreatedAt int64 `json:"created_at"`
+	ExpiresAt int64 `json:"expires_at,omitempty"`
+	Ephemeral bool  `json:"ephemeral"`
+}
+
+// ImportResult is POST /nodetool/v1/import.
+type ImportResult struct {
+	// Failed lists the directories that could not be imported.
+	Failed []string `json:"failed"`
 }

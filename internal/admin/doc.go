@@ -5,13 +5,26 @@
 // Commands, options and output follow Cassandra 5.0's nodetool: options
 // before the command (-h host, -p port), the same headings and field names
 // (status, info, version, flush, compact, garbagecollect, drain,
-// tablestats, tablehistograms). Values cqld does not track are left out
+// tablestats, tablehistograms, snapshot, listsnapshots, clearsnapshot,
+// import). Values cqld does not track are left out
 // rather than invented, except where nodetool prints a fixed value for a
 // single node (Owns 100.0%, Pending Flushes 0).
 //
-// The API is JSON under /nodetool/v1/: GET info, tablestats and
-// tablehistograms; POST flush, compact, garbagecollect and drain, with the
-// keyspace and tables as query parameters. Errors are HTTP 4xx/5xx with a
+// The API is JSON under /nodetool/v1/: GET info, tablestats,
+// tablehistograms and snapshots; POST flush, compact, garbagecollect,
+// drain, snapshot, clearsnapshot and import, with the keyspace and tables
+// as query parameters.
+//
+// Snapshots (snapshot.go) are storage/snapshot's. nodetool import takes
+// the directory of a snapshot (listsnapshots' tag under
+// <data>/snapshots/<keyspace>/<table>-<id>/), as Cassandra's takes a
+// directory of sstables, and merges its data into the table; the path is
+// resolved by the node, as Cassandra's JMX call resolves it. The import
+// options are accepted and change nothing: the snapshot is read, never
+// moved (--copy-data), and every entry goes through the storage engine,
+// which keeps its caches coherent. Indexes are built over the merged rows;
+// materialized views are not updated (nor are they by Cassandra's
+// import). Errors are HTTP 4xx/5xx with a
 // JSON {"error": message} body; the client prints "nodetool: message" and
 // fails, as nodetool does.
 package admin

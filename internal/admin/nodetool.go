@@ -22,14 +22,18 @@ const DefaultPort = 7199
 const usage = `usage: nodetool [(-h <host> | --host <host>)] [(-p <port> | --port <port>)] <command> [<args>]
 
 The most commonly used nodetool commands are:
+    clearsnapshot        Remove the snapshot with the given name from the given keyspaces
     compact              Force a (major) compaction on one or more tables
     drain                Drain the node (stop accepting writes and flush all tables)
     flush                Flush one or more tables
     garbagecollect       Remove deleted data from one or more tables
     gettraceprobability  Print the current trace probability value
     help                 Display help information
+    import               Import new SSTables to the system
     info                 Print node information (uptime, load, ...)
+    listsnapshots        Lists all the snapshots along with the size on disk and true size. True size is the total size of all SSTables which are not backed up to disk. Size on disk is total size of the snapshot on disk. Total TrueDiskSpaceUsed does not make any SSTable deduplication.
     settraceprobability  Sets the probability for tracing any given request to value. 0 disables, 1 enables for all requests, 0 is the default
+    snapshot             Take a snapshot of specified keyspaces or a snapshot of the specified table
     status               Print cluster information (state, load, IDs, ...)
     tablehistograms      Print statistic histograms for a given table
     tablestats           Print statistics on tables
@@ -47,7 +51,10 @@ func (e errUsage) Error() string { return e.msg }
 // command's output to stdout and errors to stderr as Cassandra's nodetool
 // does, and returns the process exit code.
 func Nodetool(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if err := nodetool(ctx, args, stdout); err != nil {
+	if err := nodetool(ctx, args, stdout, stderr); err != nil {
+		if err == errSilent {
+			return 1
+		}
 		fmt.Fprintf(stderr, "nodetool: %s\n", err)
 		var eu errUsage
 		if errors.As(err, &eu) {
@@ -58,7 +65,7 @@ func Nodetool(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-func nodetool(ctx context.Context, args []string, out io.Writer) error {
+func nodetool(ctx context.Context, args []string, out, stderr io.Writer) error {
 	c := &Client{Host: "127.0.0.1", Port: DefaultPort}
 	// Global options come before the command (airline's layout).
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -177,6 +184,14 @@ func nodetool(ctx context.Context, args []string, out io.Writer) error {
 		return tablestats(ctx, c, args, out)
 	case "tablehistograms", "cfhistograms":
 		return tablehistograms(ctx, c, args, out)
+	case "snapshot":
+		return snapshotCmd(ctx, c, args, out, time.Now())
+	case "listsnapshots":
+		return listSnapshotsCmd(ctx, c, args, out)
+	case "clearsnapshot":
+		return clearSnapshotCmd(ctx, c, args, out, time.Now())
+	case "import":
+		return importCmd(ctx, c, args, out, stderr)
 	}
 	return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(append([]string{cmd}, args...), ", "))}
 }
@@ -238,7 +253,12 @@ func decimal2(v float64) string {
 
 // table prints rows of cells left-aligned in columns separated by two
 // spaces (nodetool's TableBuilder).
-func table(out io.Writer, rows [][]string) {
+func table(out io.Writer, rows [][]string) { tableBuilder(out, rows, "  ", false) }
+
+// tableBuilder prints rows of cells left-aligned in columns separated by
+// sep, the last column padded too when padLast (Cassandra's TableBuilder
+// pads every column).
+func tableBuilder(out io.Writer, rows [][]string, sep string, padLast bool) {
 	var widths []int
 	for _, r := range rows {
 		for i, c := range r {
@@ -252,8 +272,11 @@ func table(out io.Writer, rows [][]string) {
 		var b strings.Builder
 		for i, c := range r {
 			b.WriteString(c)
+			if i < len(r)-1 || padLast {
+				b.WriteString(strings.Repeat(" ", widths[i]-len(c)))
+			}
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-len(c)+2))
+				b.WriteString(sep)
 			}
 		}
 		fmt.Fprintln(out, b.String())
@@ -441,7 +464,7 @@ func printTableStats(out io.Writer, all []TableStats, human bool) {
 			p("Max SSTable size", humanBytes(float64(t.MaxSSTableBytes)))
 			p("Space used (live)", size(t.SpaceUsedLive))
 			p("Space used (total)", size(t.SpaceUsedLive))
-			p("Space used by snapshots (total)", size(0))
+			p("Space used by snapshots (total)", size(uint64(t.SnapshotsBytes)))
 			p("Off heap memory used (total)", size(t.BloomFilterBytes))
 			p("SSTable Compression Ratio", types.JavaDouble(t.CompressionRatio, 64))
 			p("Number of partitions (estimate)", strconv.FormatInt(t.Partitions, 10))

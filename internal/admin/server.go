@@ -31,6 +31,10 @@ func Register(n *node.Node) {
 	n.HandleAdmin("POST "+apiPrefix+"drain", s.handle(s.drain))
 	n.HandleAdmin("GET "+apiPrefix+"traceprobability", s.handle(s.getTraceProbability))
 	n.HandleAdmin("POST "+apiPrefix+"traceprobability", s.handle(s.setTraceProbability))
+	n.HandleAdmin("POST "+apiPrefix+"snapshot", s.handle(s.takeSnapshot))
+	n.HandleAdmin("GET "+apiPrefix+"snapshots", s.handle(s.listSnapshots))
+	n.HandleAdmin("POST "+apiPrefix+"clearsnapshot", s.handle(s.clearSnapshot))
+	n.HandleAdmin("POST "+apiPrefix+"import", s.handle(s.importSnapshot))
 }
 
 func (s *server) getTraceProbability(*http.Request) (any, error) {
@@ -184,7 +188,8 @@ func (s *server) tablestats(r *http.Request) (any, error) {
 			// liveScannedHistogram and tombstoneScannedHistogram.
 			SliceReads: st.RowsPerRead.Count(), MaxLiveCells: st.RowsPerRead.MaxBucket(),
 			LiveCells: histogramSum(&st.RowsPerRead), Tombstones: histogramSum(&st.TombstonesPerRead),
-			MaxTombstone: st.TombstonesPerRead.MaxBucket(),
+			MaxTombstone:   st.TombstonesPerRead.MaxBucket(),
+			SnapshotsBytes: s.n.Snapshots().TrueSnapshotsSize(t),
 		}
 		if disk.RawDataBytes > 0 {
 			row.CompressionRatio = float64(disk.DataBytes) / float64(disk.RawDataBytes)

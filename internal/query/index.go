@@ -784,6 +784,18 @@ func (e *Executor) buildIndex(ctx context.Context, t *schema.Table, ix *schema.I
 	})
 }
 
+// BuildIndexes indexes the rows of table t for each of its indexes
+// (after nodetool import merged data in beside the write path; entries the
+// import made stale are dropped by index reads, as stale entries are).
+func (e *Executor) BuildIndexes(ctx context.Context, t *schema.Table) error {
+	for _, ix := range t.Indexes {
+		if err := e.buildIndex(ctx, t, ix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // scanPartitions calls fn with batches of the live partitions of t, in
 // token order.
 func (e *Executor) scanPartitions(ctx context.Context, t *schema.Table, fn func([]mutation.Partition) error) error {
