@@ -400,6 +400,16 @@ func keyspaceElements(ks *schema.Keyspace, only bool) []describeElement {
 // sortedTypes is Types.sortedStream: the types by name, each preceded by
 // the types it uses.
 func sortedTypes(ks *schema.Keyspace) []*types.Type {
+	roots := make([]*types.Type, 0, len(ks.Types))
+	for _, n := range ks.TypeNames() {
+		roots = append(roots, ks.Types[n])
+	}
+	return typesUsed(ks, roots)
+}
+
+// typesUsed returns the definitions of ks's user types that the roots
+// are or use, each preceded by the types it uses.
+func typesUsed(ks *schema.Keyspace, roots []*types.Type) []*types.Type {
 	var out []*types.Type
 	seen := map[string]bool{}
 	var add func(t *types.Type)
@@ -414,8 +424,8 @@ func sortedTypes(ks *schema.Keyspace) []*types.Type {
 			}
 		}
 	}
-	for _, n := range ks.TypeNames() {
-		add(ks.Types[n])
+	for _, t := range roots {
+		add(t)
 	}
 	return out
 }
@@ -890,21 +900,12 @@ func endpointString(addr []byte, port int) string {
 // table a snapshot can be imported into.
 func SnapshotSchemaCQL(ks *schema.Keyspace, t *schema.Table) []string {
 	var out []string
-	seen := map[string]bool{}
-	var addTypes func(typ *types.Type)
-	addTypes = func(typ *types.Type) {
-		for _, p := range typ.Params {
-			addTypes(p)
-		}
-		if typ.Kind == types.UDT && typ.Keyspace == ks.Name && !seen[typ.Name] {
-			seen[typ.Name] = true
-			if def := ks.Type(typ.Name); def != nil {
-				out = append(out, ifNotExists(typeCQL(ks, def), "CREATE TYPE "))
-			}
-		}
-	}
+	roots := make([]*types.Type, 0, len(t.Columns))
 	for _, c := range t.Columns {
-		addTypes(c.Type)
+		roots = append(roots, c.Type)
+	}
+	for _, def := range typesUsed(ks, roots) {
+		out = append(out, ifNotExists(typeCQL(ks, def), "CREATE TYPE "))
 	}
 	if t.IsView() {
 		return append(out, ifNotExists(viewCQL(t, true), "CREATE MATERIALIZED VIEW "))
