@@ -514,6 +514,20 @@ def run_config(proto, compression):
             assert row is not None and row.value, "settings %r" % (row,)
         check("%s system_views" % label, system_views)
 
+        def auto_snapshot():
+            # auto_snapshot (true by default): TRUNCATE leaves a snapshot,
+            # listed in system_views.snapshots.
+            session.execute("CREATE TABLE IF NOT EXISTS snap (k int PRIMARY KEY, v int)")
+            session.execute("INSERT INTO snap (k, v) VALUES (1, 1)")
+            session.execute("TRUNCATE snap")
+            rows = list(session.execute("SELECT name, created_at, expires_at, ephemeral, size_on_disk, true_size FROM system_views.snapshots WHERE keyspace_name = %s AND table_name = 'snap'", (ks,)))
+            expect_equal(len(rows), 1, "snapshots of the truncated table")
+            r = rows[0]
+            assert r.name.startswith("truncated-") and r.name.endswith("-snap"), "snapshot name %r" % (r.name,)
+            assert r.created_at is not None and r.expires_at is None and r.ephemeral is False, "snapshot row %r" % (r,)
+            assert r.size_on_disk >= r.true_size > 0, "snapshot sizes %r" % (r,)
+        check("%s auto_snapshot" % label, auto_snapshot)
+
         def invalid_query():
             def assert_invalid(fn, what):
                 try:
