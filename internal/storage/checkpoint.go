@@ -72,12 +72,17 @@ func (p *Pebble) Import(ctx context.Context, dir string, from, to *schema.Table)
 	if err != nil {
 		return st, err
 	}
-	src, err := pebble.Open(dir, &pebble.Options{
+	srcOpts := &pebble.Options{
 		ReadOnly: true,
 		Comparer: keyComparer,
 		Merger:   cellMerger,
 		Logger:   slogLogger{p.opts.Logger},
-	})
+	}
+	// The checkpoint holds copies of the logs it needs. Its OPTIONS still
+	// name the log directory of the store it was taken from
+	// (commitlog_directory), whose logs are newer: they must not be read.
+	srcOpts.Unsafe.AllowMissingWALDirs = true
+	src, err := pebble.Open(dir, srcOpts)
 	if err != nil {
 		return st, fmt.Errorf("storage: open snapshot %s: %w", dir, err)
 	}

@@ -162,6 +162,37 @@ func remap(cells []mutation.Cell, ids map[uint32]uint32) []mutation.Cell {
 	return out
 }
 
+// TestCheckpointWALDir: with the log in a directory of its own
+// (commitlog_directory), a checkpoint's unflushed writes come from the log
+// copied into it, and the live log (whose later writes are not in the
+// checkpoint) is not read.
+func TestCheckpointWALDir(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Open(filepath.Join(dir, "data"), Options{WALDir: filepath.Join(dir, "wal")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from := testTable()
+	u := update(from, 1)
+	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1))}
+	mustApply(t, p, from, u)
+	snap := filepath.Join(dir, "snap")
+	if err := p.Checkpoint(snap, false, from.ID); err != nil {
+		t.Fatal(err)
+	}
+	later := update(from, 2)
+	later.Rows = []mutation.Row{row(ck(1, "a"), marker(10))}
+	mustApply(t, p, from, later)
+	to := restoredTable()
+	if _, err := p.Import(context.Background(), snap, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p, to, fullScan(to)); len(got) != 1 || len(got[0].Rows) != 1 {
+		t.Fatalf("imported %+v, want partition 1 alone", got)
+	}
+}
+
 func TestImportRefusesAnotherKey(t *testing.T) {
 	p, err := Open(t.TempDir(), Options{})
 	if err != nil {
