@@ -63,11 +63,25 @@ func hdrSlot(pp []byte) int {
 // epoch returns the current epoch of the partition's stripe.
 func (c *hdrCache) epoch(tok int64) uint64 { return c.epochs[hdrStripe(tok)].Load() }
 
-// bump increments the epochs of the given stripes (a bitmap by stripe
-// index is overkill: updates are few; duplicates just bump twice).
+// bump increments the epoch of the stripe of each of the tokens, once
+// per stripe: a stripe's epoch must be odd while a write to it is in
+// flight, and two tokens of one stripe bumping it twice would leave it
+// even.
 func (c *hdrCache) bump(toks []int64) {
+	switch len(toks) {
+	case 0:
+		return
+	case 1:
+		c.epochs[hdrStripe(toks[0])].Add(1)
+		return
+	}
+	var seen [hdrEpochStripes / 64]uint64
 	for _, t := range toks {
-		c.epochs[hdrStripe(t)].Add(1)
+		s := hdrStripe(t)
+		if seen[s/64]&(1<<(s%64)) == 0 {
+			seen[s/64] |= 1 << (s % 64)
+			c.epochs[s].Add(1)
+		}
 	}
 }
 

@@ -100,3 +100,20 @@ func TestHeaderCache(t *testing.T) {
 	close(stop)
 	readers.Wait()
 }
+
+// TestHeaderCacheBumpParity: a write bumps each stripe it touches once
+// before and once after its commit, however many of its partitions share
+// the stripe, so that the epoch is odd (nothing recorded is trusted) while
+// it is in flight.
+func TestHeaderCacheBumpParity(t *testing.T) {
+	var c hdrCache
+	a, b := int64(5), int64(5+hdrEpochStripes) // one stripe
+	for _, toks := range [][]int64{{a}, {a, b}, {a, b, a, 7}} {
+		before := c.epoch(a)
+		c.bump(toks)
+		if d := c.epoch(a) - before; d != 1 {
+			t.Fatalf("bump(%v) moved the stripe's epoch by %d", toks, d)
+		}
+		c.bump(toks)
+	}
+}
