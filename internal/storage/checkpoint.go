@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -50,8 +51,9 @@ type ImportStats struct {
 	Skipped int64
 }
 
-// importBatchBytes bounds the batches Import commits.
-const importBatchBytes = 4 << 20
+// importBatchBytes is the size from which Import commits its batch at the
+// next partition (a variable for tests).
+var importBatchBytes = 4 << 20
 
 // Import merges into table to the data that table from holds in the
 // checkpoint at dir (Checkpoint's output; from is the table's definition
@@ -105,7 +107,7 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 	defer it.Close()
 	b := p.db.NewBatch()
 	defer func() { b.Close() }()
-	var key []byte
+	var key, part []byte
 	var toks []int64 // partitions with header or static entries (hdrcache.go)
 	var stripes uint64
 	for it.First(); it.Valid(); it.Next() {
@@ -114,6 +116,19 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 		if err != nil {
 			return err
 		}
+		// A batch ends only between partitions: a purge between two
+		// batches of one partition could remove its imported deletion
+		// before the rows it shadows arrive.
+		n := partitionPrefixLen(k)
+		if !b.Empty() && b.Len() >= importBatchBytes && !bytes.Equal(part, k[:n]) {
+			if err := p.commitImport(ctx, b, stripes, toks); err != nil {
+				return err
+			}
+			b.Close()
+			b = p.db.NewBatch()
+			toks, stripes = toks[:0], 0
+		}
+		part = append(part[:0], k[:n]...)
 		if k[0] == prefixPurgeIndex {
 			if len(k) < tablePrefixLen {
 				return fmt.Errorf("%w: short purge index key", errCorrupt)
@@ -123,34 +138,26 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 			if err := b.Set(key, nil, nil); err != nil {
 				return err
 			}
-		} else {
-			var keep bool
-			key, keep, err = rw.rewrite(key[:0], k)
-			if err != nil {
-				return err
-			}
-			if !keep {
-				st.Skipped++
-				continue
-			}
-			tok := decodeToken(k[tokenOffset:pkOffset])
-			stripes |= 1 << p.stripe(tok)
-			if kind := key[partitionPrefixLen(key)]; kind != kindRow {
-				toks = append(toks, tok)
-			}
-			if err := b.Merge(key, v, nil); err != nil {
-				return err
-			}
-			st.Entries++
+			continue
 		}
-		if b.Len() >= importBatchBytes {
-			if err := p.commitImport(ctx, b, stripes, toks); err != nil {
-				return err
-			}
-			b.Close()
-			b = p.db.NewBatch()
-			toks, stripes = toks[:0], 0
+		var keep bool
+		key, keep, err = rw.rewrite(key[:0], k)
+		if err != nil {
+			return err
 		}
+		if !keep {
+			st.Skipped++
+			continue
+		}
+		tok := decodeToken(k[tokenOffset:pkOffset])
+		stripes |= 1 << p.stripe(tok)
+		if kind := key[partitionPrefixLen(key)]; kind != kindRow {
+			toks = append(toks, tok)
+		}
+		if err := b.Merge(key, v, nil); err != nil {
+			return err
+		}
+		st.Entries++
 	}
 	if err := it.Error(); err != nil {
 		return err
@@ -189,39 +196,33 @@ func (p *Pebble) commitImport(ctx context.Context, b *pebble.Batch, stripes uint
 type keyRewriter struct {
 	from, to   uuid.UUID
 	clustering []*schema.Column // from's, to skip the encoded clustering
-	// cols maps from's column ids to to's; a missing id has no column in
-	// to. nil when every id maps to itself.
+	// cols maps the ids of from's columns to to's; cells of any other id
+	// (a column to does not have, or one from had dropped, whose id to
+	// may use for another column) are skipped.
 	cols map[uint32]uint32
 }
 
 func newKeyRewriter(from, to *schema.Table) (*keyRewriter, error) {
-	rw := &keyRewriter{from: from.ID, to: to.ID, clustering: from.Clustering}
+	rw := &keyRewriter{from: from.ID, to: to.ID, clustering: from.Clustering, cols: map[uint32]uint32{}}
 	if err := sameKey("partition key", from.PartitionKey, to.PartitionKey); err != nil {
 		return nil, err
 	}
 	if err := sameKey("clustering", from.Clustering, to.Clustering); err != nil {
 		return nil, err
 	}
-	identity := true
-	cols := map[uint32]uint32{}
 	for _, fc := range from.Columns {
 		if fc.Kind != schema.Regular && fc.Kind != schema.Static {
 			continue
 		}
 		tc := to.Column(fc.Name)
 		if tc == nil || (tc.Kind != schema.Regular && tc.Kind != schema.Static) {
-			identity = false
 			continue
 		}
 		if tc.Kind != fc.Kind || !storedAlike(fc.Type, tc.Type) {
 			return nil, fmt.Errorf("column %s is %s %s in the snapshot but %s %s in %s.%s",
 				fc.Name, kindName(fc.Kind), fc.Type, kindName(tc.Kind), tc.Type, to.Keyspace, to.Name)
 		}
-		cols[fc.ID] = tc.ID
-		identity = identity && fc.ID == tc.ID
-	}
-	if !identity {
-		rw.cols = cols
+		rw.cols[fc.ID] = tc.ID
 	}
 	return rw, nil
 }
@@ -277,9 +278,6 @@ func (rw *keyRewriter) rewrite(dst, k []byte) (out []byte, keep bool, err error)
 	}
 	dst = append(append(dst, prefixData), rw.to[:]...)
 	dst = append(dst, k[tablePrefixLen:]...)
-	if rw.cols == nil {
-		return dst, true, nil
-	}
 	rest := k[n:]
 	switch rest[0] {
 	case kindHeader:

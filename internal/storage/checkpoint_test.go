@@ -40,6 +40,10 @@ func TestCheckpointImport(t *testing.T) {
 	for _, pcSize := range []int64{0, -1} {
 		t.Run(fmt.Sprintf("pcache=%d", pcSize), func(t *testing.T) { testCheckpointImport(t, pcSize) })
 	}
+	// One batch per partition.
+	defer func(n int) { importBatchBytes = n }(importBatchBytes)
+	importBatchBytes = 1
+	t.Run("small batches", func(t *testing.T) { testCheckpointImport(t, 0) })
 }
 
 func testCheckpointImport(t *testing.T, pcSize int64) {
@@ -139,8 +143,106 @@ func testCheckpointImport(t *testing.T, pcSize int64) {
 	if _, err := p.Import(ctx, snap, from, to); err != nil {
 		t.Fatal(err)
 	}
-	if again := mustRead(t, p, to, fullScan(to)); len(again) != len(got) {
+	if again := mustRead(t, p, to, fullScan(to)); !reflect.DeepEqual(again, want) {
 		t.Fatalf("a second import changed the table: %+v", again)
+	}
+}
+
+// purgeAfterFirstBatch is a context whose Err, which Import checks before
+// committing each batch, runs a purge before the second batch.
+type purgeAfterFirstBatch struct {
+	context.Context
+	calls int
+	purge func()
+}
+
+func (c *purgeAfterFirstBatch) Err() error {
+	if c.calls++; c.calls == 2 {
+		c.purge()
+	}
+	return nil
+}
+
+// TestImportBatchesEndBetweenPartitions: a purge between two of Import's
+// batches cannot separate a partition's imported deletion (purgeable: its
+// gc_grace_seconds has passed) from the rows it shadows.
+func TestImportBatchesEndBetweenPartitions(t *testing.T) {
+	defer func(n int) { importBatchBytes = n }(importBatchBytes)
+	importBatchBytes = 1
+	dir := t.TempDir()
+	p, err := Open(filepath.Join(dir, "data"), Options{PartitionCacheSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from := testTable()
+	u := update(from, 1)
+	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1)), row(ck(2, "b"), marker(10), live(colV, 10, 2))}
+	mustApply(t, p, from, u)
+	u = update(from, 1)
+	u.Deletion = del(20)
+	mustApply(t, p, from, u)
+	snap := filepath.Join(dir, "snap")
+	if err := p.Checkpoint(snap, true, from.ID); err != nil {
+		t.Fatal(err)
+	}
+	to := restoredTable()
+	to.Params.GCGraceSeconds = 0
+	// The target's own purgeable tombstone in partition 1 makes the
+	// partition a purge candidate while the import runs.
+	pre := update(to, 1)
+	pre.Rows = []mutation.Row{row(ck(9, "z"), mutation.NoLiveness, tomb(7, 5, 100))}
+	mustApply(t, p, to, pre)
+	ctx := &purgeAfterFirstBatch{Context: context.Background(), purge: func() {
+		if st, err := p.Purge(context.Background(), to, 1000); err != nil || st.Partitions != 1 {
+			t.Errorf("purge between the batches: %+v, %v", st, err)
+		}
+	}}
+	if _, err := p.Import(ctx, snap, from, to); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, p, to, fullScan(to)); len(got) != 0 {
+		t.Fatalf("rows deleted in the snapshot came back: %+v", got)
+	}
+}
+
+// TestImportSkipsUnknownColumnIDs: cells of a column the snapshot's table
+// had dropped are not imported, even when the target uses the dropped
+// column's id for a column of its own (ids are per table).
+func TestImportSkipsUnknownColumnIDs(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Open(filepath.Join(dir, "data"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from := testTable()
+	u := update(from, 1)
+	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1))}
+	mustApply(t, p, from, u)
+	snap := filepath.Join(dir, "snap")
+	if err := p.Checkpoint(snap, true, from.ID); err != nil {
+		t.Fatal(err)
+	}
+	// from without v (dropped), every other column under its own id; to
+	// the same, plus x under v's old id.
+	var cols []*schema.Column
+	for _, c := range from.Columns {
+		if c.Name != "v" {
+			cols = append(cols, c)
+		}
+	}
+	dropped := schema.NewTable("ks", "t", from.ID, cols, from.Params)
+	to := schema.NewTable("ks", "t2", uuid.MustParse("0e8d1b0a-5c1e-4f7a-9d43-2b6c8e0f1a2b"),
+		append(append([]*schema.Column(nil), cols...), &schema.Column{Name: "x", Type: types.IntType, Kind: schema.Regular, Position: -1, ID: colV}),
+		from.Params)
+	st, err := p.Import(context.Background(), snap, dropped, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, p, to, fullScan(to))
+	if st.Skipped != 1 || len(got) != 1 || len(got[0].Rows) != 1 || len(got[0].Rows[0].Cells) != 0 {
+		t.Fatalf("imported %+v (%+v): want the row without cells", got, st)
 	}
 }
 
