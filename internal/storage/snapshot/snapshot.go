@@ -45,9 +45,12 @@ type Manager struct {
 	schemaCQL    func(ks *schema.Keyspace, t *schema.Table) []string
 	now          func() time.Time
 	log          *slog.Logger
-	// mu serializes Take and Clear, so that a tag checked to be free is
-	// still free when it is taken.
+	// mu serializes Take and the removals, so that a tag checked to be
+	// free is still free when it is taken; it guards importing.
 	mu sync.Mutex
+	// importing counts the imports reading each snapshot directory: the
+	// removals leave those alone.
+	importing map[string]int
 }
 
 // Layout names.
@@ -63,8 +66,13 @@ const (
 // New returns the manager of the snapshots of the engine in opts.DataDir,
 // and removes what a crash left of snapshots being taken.
 func New(opts Options) *Manager {
-	m := &Manager{dir: filepath.Join(opts.DataDir, dirName), dataDir: opts.DataDir, engine: opts.Engine,
-		schemaCQL: opts.SchemaCQL, now: opts.Now, log: opts.Logger}
+	// Absolute, as Import's paths are: the removals compare them.
+	dataDir, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		dataDir = opts.DataDir
+	}
+	m := &Manager{dir: filepath.Join(dataDir, dirName), dataDir: dataDir, engine: opts.Engine,
+		schemaCQL: opts.SchemaCQL, now: opts.Now, log: opts.Logger, importing: map[string]int{}}
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -195,7 +203,7 @@ func (m *Manager) tableDir(t *schema.Table) string {
 func (m *Manager) takeOne(tb Table, tag string, created time.Time, ttl time.Duration, flush bool) (err error) {
 	t := tb.Table
 	tdir := m.tableDir(t)
-	if err := os.MkdirAll(tdir, 0o755); err != nil {
+	if err := mkdirAllSynced(tdir); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(tdir, tmpPrefix)
@@ -210,7 +218,7 @@ func (m *Manager) takeOne(tb Table, tag string, created time.Time, ttl time.Dura
 	if err := m.engine.Checkpoint(filepath.Join(tmp, dataName), flush, t.ID); err != nil {
 		return err
 	}
-	mf := manifest{Files: []string{}, CreatedAt: instant(created)}
+	mf := manifest{Files: []string{}, CreatedAt: Instant(created)}
 	ssts, err := filepath.Glob(filepath.Join(tmp, dataName, "*.sst"))
 	if err != nil {
 		return err
@@ -219,7 +227,7 @@ func (m *Manager) takeOne(tb Table, tag string, created time.Time, ttl time.Dura
 		mf.Files = append(mf.Files, dataName+"/"+filepath.Base(f))
 	}
 	if ttl > 0 {
-		s := instant(created.Add(ttl))
+		s := Instant(created.Add(ttl))
 		mf.ExpiresAt = &s
 	}
 	b, err := json.MarshalIndent(&mf, "", "  ")
@@ -254,8 +262,9 @@ func (m *Manager) takeOne(tb Table, tag string, created time.Time, ttl time.Dura
 	return syncDir(tdir)
 }
 
-// instant formats t as Java's Instant.toString at millisecond precision.
-func instant(t time.Time) string {
+// Instant formats t as Java's Instant.toString at millisecond precision
+// (manifest.json, nodetool listsnapshots).
+func Instant(t time.Time) string {
 	if t.Nanosecond() == 0 {
 		return t.UTC().Format("2006-01-02T15:04:05Z")
 	}
@@ -278,6 +287,25 @@ func writeFile(name string, b []byte) error {
 	return f.Close()
 }
 
+// mkdirAllSynced creates dir and its missing parents, and syncs the
+// directories that got a new entry, so that the snapshot's directory
+// outlives a power loss as the DROP or TRUNCATE after it does.
+func mkdirAllSynced(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirAllSynced(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(parent)
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -293,7 +321,11 @@ func syncDir(dir string) error {
 // List returns every snapshot on disk, of existing and dropped tables,
 // ordered by tag, keyspace and table. Directories that are not snapshots
 // are skipped.
-func (m *Manager) List() []Info {
+func (m *Manager) List() []Info { return m.scan(true) }
+
+// scan lists the snapshots, with their sizes when withSizes (which reads
+// the metadata of every file).
+func (m *Manager) scan(withSizes bool) []Info {
 	var out []Info
 	for _, tdir := range m.tableDirs() {
 		tags, err := os.ReadDir(tdir)
@@ -308,6 +340,9 @@ func (m *Manager) List() []Info {
 			if err != nil {
 				m.log.Debug("snapshot: skipping a directory", "dir", filepath.Join(tdir, tag.Name()), "err", err)
 				continue
+			}
+			if withSizes {
+				info.SizeOnDisk, info.TrueSize = m.sizes(info.Dir, false)
 			}
 			out = append(out, info)
 		}
@@ -325,7 +360,10 @@ func (m *Manager) List() []Info {
 	return out
 }
 
-// read reads the snapshot in dir (<ks>/<table>-<id>/<tag>).
+// read reads the snapshot in dir (<ks>/<table>-<id>/<tag>). A snapshot
+// whose manifest.json is missing or unreadable is listed (so that it can
+// be cleared) as created when its directory was last modified, without a
+// TTL, as Cassandra lists a snapshot without a manifest.
 func (m *Manager) read(dir string) (Info, error) {
 	tdir := filepath.Dir(dir)
 	base := filepath.Base(tdir)
@@ -339,25 +377,44 @@ func (m *Manager) read(dir string) (Info, error) {
 	}
 	info := Info{Tag: filepath.Base(dir), Keyspace: filepath.Base(filepath.Dir(tdir)), Table: base[:i],
 		TableID: uuid.UUID(raw), Dir: dir}
+	mf, err := readManifest(dir)
+	if err != nil {
+		m.log.Debug("snapshot: unreadable manifest", "dir", dir, "err", err)
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return Info{}, err
+		}
+		info.CreatedAt = fi.ModTime().UTC().Truncate(time.Millisecond)
+		return info, nil
+	}
+	info.CreatedAt, info.ExpiresAt, info.Ephemeral = mf.createdAt, mf.expiresAt, mf.Ephemeral
+	return info, nil
+}
+
+// parsedManifest is a manifest.json with its times parsed.
+type parsedManifest struct {
+	manifest
+	createdAt, expiresAt time.Time
+}
+
+func readManifest(dir string) (*parsedManifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
-		return Info{}, err
+		return nil, err
 	}
-	var mf manifest
-	if err := json.Unmarshal(b, &mf); err != nil {
-		return Info{}, fmt.Errorf("%s: %w", manifestName, err)
+	var mf parsedManifest
+	if err := json.Unmarshal(b, &mf.manifest); err != nil {
+		return nil, fmt.Errorf("%s: %w", manifestName, err)
 	}
-	if info.CreatedAt, err = time.Parse(time.RFC3339Nano, mf.CreatedAt); err != nil {
-		return Info{}, fmt.Errorf("%s: created_at: %w", manifestName, err)
+	if mf.createdAt, err = time.Parse(time.RFC3339Nano, mf.CreatedAt); err != nil {
+		return nil, fmt.Errorf("%s: created_at: %w", manifestName, err)
 	}
 	if mf.ExpiresAt != nil {
-		if info.ExpiresAt, err = time.Parse(time.RFC3339Nano, *mf.ExpiresAt); err != nil {
-			return Info{}, fmt.Errorf("%s: expires_at: %w", manifestName, err)
+		if mf.expiresAt, err = time.Parse(time.RFC3339Nano, *mf.ExpiresAt); err != nil {
+			return nil, fmt.Errorf("%s: expires_at: %w", manifestName, err)
 		}
 	}
-	info.Ephemeral = mf.Ephemeral
-	info.SizeOnDisk, info.TrueSize = m.sizes(dir, false)
-	return info, nil
+	return &mf, nil
 }
 
 // sizes returns the size of every file under dir and of those that are
@@ -429,15 +486,27 @@ func (m *Manager) ClearExpired() (int, error) {
 func (m *Manager) remove(match func(*Info) bool) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	infos := m.List()
 	n := 0
-	for i := range infos {
-		info := &infos[i]
-		if !match(info) {
+	var errs []error
+	for _, info := range m.scan(false) {
+		if !match(&info) {
 			continue
 		}
-		if err := os.RemoveAll(info.Dir); err != nil {
-			return n, err
+		if m.importing[info.Dir] > 0 {
+			m.log.Warn("snapshot: not removing a snapshot being imported", "dir", info.Dir)
+			continue
+		}
+		// Renamed out of sight first: a crash in RemoveAll leaves a
+		// temporary directory, removed at the next start, not a snapshot
+		// missing some of its files.
+		tmp := filepath.Join(filepath.Dir(info.Dir), tmpPrefix+"rm-"+info.Tag)
+		if err := os.Rename(info.Dir, tmp); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.RemoveAll(tmp); err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		n++
 		// The table and keyspace directories go with their last snapshot.
@@ -446,7 +515,7 @@ func (m *Manager) remove(match func(*Info) bool) (int, error) {
 			_ = os.Remove(filepath.Dir(tdir))
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 func contains(list []string, s string) bool {
@@ -458,18 +527,26 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// NotFoundError is Import's error for a directory that does not exist.
-type NotFoundError struct{ Dir string }
-
-func (e *NotFoundError) Error() string { return "Directory " + e.Dir + " does not exist" }
-
 // Import merges the snapshot in dir (a snapshot's directory, as Info.Dir)
-// into table to, matching columns by name (storage.Pebble.Import).
+// into table to, matching columns by name (storage.Pebble.Import). The
+// snapshot is not removed while it is read. On an error, the stats say
+// what was merged before it.
 func (m *Manager) Import(ctx context.Context, dir string, to *schema.Table) (storage.ImportStats, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return storage.ImportStats{}, &NotFoundError{Dir: dir}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return storage.ImportStats{}, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, tableName))
+	m.mu.Lock()
+	m.importing[abs]++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		if m.importing[abs]--; m.importing[abs] == 0 {
+			delete(m.importing, abs)
+		}
+		m.mu.Unlock()
+	}()
+	b, err := os.ReadFile(filepath.Join(abs, tableName))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return storage.ImportStats{}, fmt.Errorf("%s is not a snapshot directory: it has no %s", dir, tableName)
@@ -480,5 +557,5 @@ func (m *Manager) Import(ctx context.Context, dir string, to *schema.Table) (sto
 	if err != nil {
 		return storage.ImportStats{}, err
 	}
-	return m.engine.Import(ctx, filepath.Join(dir, dataName), from, to)
+	return m.engine.Import(ctx, filepath.Join(abs, dataName), from, to)
 }

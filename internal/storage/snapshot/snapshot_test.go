@@ -107,9 +107,9 @@ func TestTakeListClear(t *testing.T) {
 	for _, in := range infos {
 		exp := "-"
 		if !in.ExpiresAt.IsZero() {
-			exp = instant(in.ExpiresAt)
+			exp = Instant(in.ExpiresAt)
 		}
-		got = append(got, in.Tag+" "+in.Keyspace+"."+in.Table+" "+instant(in.CreatedAt)+" "+exp)
+		got = append(got, in.Tag+" "+in.Keyspace+"."+in.Table+" "+Instant(in.CreatedAt)+" "+exp)
 		if in.SizeOnDisk <= in.TrueSize || in.TrueSize <= 0 {
 			t.Errorf("%s %s: size on disk %d, true size %d: the sstables are live", in.Tag, in.Table, in.SizeOnDisk, in.TrueSize)
 		}
@@ -177,8 +177,16 @@ func TestRestoreAfterDrop(t *testing.T) {
 	if err := f.engine.DropTable(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	infos := f.m.List()
-	if len(infos) != 1 || infos[0].TrueSize <= 0 {
+	// Once Pebble has deleted the sstables the drop compacted away (in
+	// the background), none of the snapshot's files is live.
+	var infos []Info
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		infos = f.m.List()
+		if len(infos) == 1 && infos[0].TrueSize == infos[0].SizeOnDisk || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(infos) != 1 || infos[0].TrueSize != infos[0].SizeOnDisk {
 		t.Fatalf("after the drop: %+v", infos)
 	}
 	if n := f.m.TrueSnapshotsSize(a); n == 0 {
@@ -194,12 +202,10 @@ func TestRestoreAfterDrop(t *testing.T) {
 		t.Fatalf("restored %d rows: 5=%d 99=%d", len(got), got[5], got[99])
 	}
 
-	var nf *NotFoundError
-	if _, err := f.m.Import(ctx, filepath.Join(f.dir, "nowhere"), again); !errors.As(err, &nf) {
-		t.Fatalf("a missing directory: %v", err)
-	}
-	if _, err := f.m.Import(ctx, f.dir, again); err == nil || !strings.Contains(err.Error(), "is not a snapshot directory") {
-		t.Fatalf("a directory without table.json: %v", err)
+	for _, dir := range []string{f.dir, filepath.Join(f.dir, "nowhere")} {
+		if _, err := f.m.Import(ctx, dir, again); err == nil || !strings.Contains(err.Error(), "is not a snapshot directory") {
+			t.Fatalf("importing %s: %v", dir, err)
+		}
 	}
 }
 
@@ -214,8 +220,9 @@ func TestUnfinishedSnapshot(t *testing.T) {
 	if err := f.m.Take(ctx, Request{Tag: "t", Tables: []Table{{ks, a}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A complete-looking snapshot under a temporary name.
 	tmp := filepath.Join(f.m.tableDir(a), tmpPrefix+"123")
-	if err := os.MkdirAll(filepath.Join(tmp, dataName), 0o755); err != nil {
+	if err := os.CopyFS(tmp, os.DirFS(filepath.Join(f.m.tableDir(a), "t"))); err != nil {
 		t.Fatal(err)
 	}
 	if infos := f.m.List(); len(infos) != 1 {
@@ -249,5 +256,38 @@ func TestCheckTag(t *testing.T) {
 		if (err == nil) != (want == "") || err != nil && err.Error() != want {
 			t.Errorf("CheckTag(%q) = %v, want %q", tag, err, want)
 		}
+	}
+}
+
+// TestRemoveKeepsImports: a snapshot being imported is not removed by
+// clearsnapshot or expiry; a snapshot whose manifest is unreadable is still
+// listed and can be cleared.
+func TestRemoveKeepsImports(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	ks, a := testTable("a", uuid.MustParse("11111111-2222-4333-8444-555555555555"))
+	for _, tag := range []string{"busy", "broken"} {
+		if err := f.m.Take(ctx, Request{Tag: tag, Tables: []Table{{ks, a}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := filepath.Join(f.m.tableDir(a), "busy")
+	f.m.importing[busy] = 1
+	broken := filepath.Join(f.m.tableDir(a), "broken")
+	if err := os.WriteFile(filepath.Join(broken, manifestName), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if infos := f.m.List(); len(infos) != 2 || infos[0].Tag != "broken" || infos[0].CreatedAt.IsZero() {
+		t.Fatalf("listed: %+v", infos)
+	}
+	if n, err := f.m.Clear("", nil, time.Time{}); err != nil || n != 1 {
+		t.Fatalf("Clear: %d, %v", n, err)
+	}
+	if infos := f.m.List(); len(infos) != 1 || infos[0].Tag != "busy" {
+		t.Fatalf("left: %+v", infos)
+	}
+	delete(f.m.importing, busy)
+	if n, err := f.m.Clear("busy", nil, time.Time{}); err != nil || n != 1 {
+		t.Fatalf("Clear after the import: %d, %v", n, err)
 	}
 }
