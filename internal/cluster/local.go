@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"hash/fnv"
 	"sort"
 	"sync"
@@ -132,7 +133,11 @@ func (l *Local) Truncate(ctx context.Context, t *schema.Table) error {
 
 // Snapshot implements query.Coordinator.
 func (l *Local) Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error {
-	return l.snapshots.Take(ctx, snapshot.Request{Tag: tag, Tables: []snapshot.Table{{Keyspace: ks, Table: t}}, TTL: ttl})
+	err := l.snapshots.Take(ctx, snapshot.Request{Tag: tag, Tables: []snapshot.Table{{Keyspace: ks, Table: t}}, TTL: ttl})
+	if exists := (*snapshot.ExistsError)(nil); errors.As(err, &exists) {
+		return query.ErrSnapshotExists
+	}
+	return err
 }
 
 // lockStripes is the number of partition lock stripes: partitions hash onto

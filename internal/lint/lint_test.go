@@ -112,3 +112,20 @@ func TestGofmt(t *testing.T) {
 		t.Errorf("files not gofmt'ed:\n%s", s)
 	}
 }
+
+// TestQueryLayerWithoutPebble: DESIGN.md's query layer never touches
+// storage and the advisor never storage; importing a storage package for
+// a type would link the storage engine into them.
+func TestQueryLayerWithoutPebble(t *testing.T) {
+	for _, pkg := range []string{"query", "advisor"} {
+		cmd := exec.Command("go", "list", "-deps", module+"/internal/"+pkg)
+		cmd.Dir = "../.."
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		if strings.Contains(string(out), "cockroachdb/pebble") {
+			t.Errorf("internal/%s depends on Pebble", pkg)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
-	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
@@ -42,13 +41,21 @@ func (r *runtimeSource) Clients() []query.ClientInfo {
 // Settings implements query.RuntimeSource.
 func (r *runtimeSource) Settings() []query.Setting { return settings(&r.n.cfg) }
 
+// Snapshots implements query.RuntimeSource.
+func (r *runtimeSource) Snapshots() []query.SnapshotInfo {
+	infos := r.n.snapshots.List()
+	out := make([]query.SnapshotInfo, len(infos))
+	for i, in := range infos {
+		out[i] = query.SnapshotInfo{Tag: in.Tag, Keyspace: in.Keyspace, Table: in.Table, TrueSize: in.TrueSize,
+			SizeOnDisk: in.SizeOnDisk, CreatedAt: in.CreatedAt, ExpiresAt: in.ExpiresAt, Ephemeral: in.Ephemeral}
+	}
+	return out
+}
+
 // Caches implements query.RuntimeSource: the storage engine's block cache
 // is Cassandra's chunk cache, its partition cache the row cache; cqld has
 // no key cache and no counter cache, which are listed as Cassandra lists
 // a cache of size 0.
-// Snapshots implements query.RuntimeSource.
-func (r *runtimeSource) Snapshots() []snapshot.Info { return r.n.snapshots.List() }
-
 func (r *runtimeSource) Caches() []query.CacheInfo {
 	e := r.n.engine
 	bc := e.Metrics().BlockCache

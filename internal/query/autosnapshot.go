@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/cqld/cqld/internal/cqlerr"
 	"github.com/cqld/cqld/internal/schema"
-	"github.com/cqld/cqld/internal/storage/snapshot"
 )
 
 // Auto-snapshot prefixes (ColumnFamilyStore.SNAPSHOT_TRUNCATE_PREFIX and
@@ -20,15 +20,10 @@ const (
 // TRUNCATE or a DROP discards its data, when auto_snapshot and the table's
 // allow_auto_snapshot are both set: named
 // <prefix>-<milliseconds>-<table>, living auto_snapshot_ttl. ks is the
-// table's keyspace (nil: the current schema's).
+// table's keyspace.
 func (e *Executor) autoSnapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table) error {
 	if !e.cfg.AutoSnapshot || !t.Params.AllowAutoSnapshot {
 		return nil
-	}
-	if ks == nil {
-		if ks = e.cfg.Schema.Current().Keyspace(t.Keyspace); ks == nil {
-			ks = &schema.Keyspace{Name: t.Keyspace}
-		}
 	}
 	// Two in the same millisecond (Cassandra would put both in one
 	// directory): the second takes the next free millisecond.
@@ -36,23 +31,38 @@ func (e *Executor) autoSnapshot(ctx context.Context, prefix string, ks *schema.K
 	for {
 		tag := prefix + "-" + strconv.FormatInt(ms, 10) + "-" + t.Name
 		err := e.cfg.Coordinator.Snapshot(ctx, tag, ks, t, e.cfg.AutoSnapshotTTL)
-		if exists := (*snapshot.ExistsError)(nil); !errors.As(err, &exists) {
+		if !errors.Is(err, ErrSnapshotExists) {
 			return err
 		}
 		ms++
 	}
 }
 
-// dropData discards the data of a dropped table or view (and of its
-// indexes and views) after its auto-snapshot. When the snapshot fails, the
-// data is kept (unreachable, but not lost) and the failure logged: the
-// schema change is already done.
-func (e *Executor) dropData(ctx context.Context, ks *schema.Keyspace, t *schema.Table) {
+// keyspaceOrEmpty returns keyspace name of s, or an empty one of that
+// name (a snapshot then records no user types).
+func keyspaceOrEmpty(s *schema.Schema, name string) *schema.Keyspace {
+	if ks := s.Keyspace(name); ks != nil {
+		return ks
+	}
+	return &schema.Keyspace{Name: name}
+}
+
+// dropData discards the data of a dropped table or view, and of its
+// indexes, after its auto-snapshot; ks is its keyspace as it was before the
+// drop (its user types go into the snapshot). It runs to the end even if
+// the request is cancelled: the schema change is done. When the snapshot
+// fails, the data is kept (unreachable, but not lost) and the error is
+// the client's, as Cassandra's DROP reports a failed snapshot. Views are
+// not looked up by name: DROP TABLE is refused while a table has views,
+// and DROP KEYSPACE drops each of them itself.
+func (e *Executor) dropData(ctx context.Context, ks *schema.Keyspace, t *schema.Table) error {
+	ctx = context.WithoutCancel(ctx)
 	if err := e.autoSnapshot(ctx, droppedPrefix, ks, t); err != nil {
 		e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept", "keyspace", t.Keyspace, "table", t.Name, "err", err)
-		return
+		return cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)
 	}
-	if err := e.truncate(ctx, t); err != nil {
+	if err := e.truncateTable(ctx, t); err != nil {
 		e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", t.Keyspace, "table", t.Name, "err", err)
 	}
+	return nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/cqld/cqld/internal/mutation"
@@ -38,8 +39,8 @@ type Coordinator interface {
 	Truncate(ctx context.Context, t *schema.Table) error
 	// Snapshot takes a snapshot named tag of t's data on every replica,
 	// which lives ttl (0: until cleared). ks is t's keyspace, whose user
-	// types the snapshot's schema records. It fails with a
-	// *snapshot.ExistsError when the tag is taken.
+	// types the snapshot's schema records. It fails with an error
+	// that is ErrSnapshotExists when the tag is taken.
 	Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error
 	// LockPartitions blocks until the caller holds the exclusive lock of
 	// every listed partition, and returns the function that releases them
@@ -52,6 +53,10 @@ type Coordinator interface {
 	// ctx is done first.
 	LockPartitions(ctx context.Context, parts []PartitionRef) (unlock func(), err error)
 }
+
+// ErrSnapshotExists is Coordinator.Snapshot's error for a tag already
+// taken.
+var ErrSnapshotExists = errors.New("snapshot already exists")
 
 // PartitionRef names one partition of a table.
 type PartitionRef struct {

@@ -396,12 +396,19 @@ func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Res
 	if ks == nil {
 		return &Result{Kind: VoidResult}, nil
 	}
+	var errs []error
 	for _, t := range ks.Tables {
-		e.dropData(ctx, ks, t)
+		if err := e.dropData(ctx, ks, t); err != nil {
+			errs = append(errs, err)
+		}
 		e.dropped(ctx, DataResource(ks.Name, t.Name))
 	}
 	e.dropped(ctx, DataResource(ks.Name, ""))
-	return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: st.Name}), nil
+	res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: st.Name})
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return res, nil
 }
 
 // maskingEnabled is Cassandra's ColumnMask.ensureEnabled: MASKED WITH is
@@ -808,6 +815,9 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
+		// The keyspace as it was, with the user types the table uses
+		// (DROP TYPE is refused while it exists).
+		ks := keyspaceOrEmpty(e.cfg.Schema.Current(), ksName)
 		t, err := e.cfg.Schema.DropTable(ksName, st.Name.Name, st.IfExists)
 		if err != nil {
 			return nil, err
@@ -815,9 +825,13 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		if t == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		e.dropData(ctx, nil, t)
+		dropErr := e.dropData(ctx, ks, t)
 		e.dropped(ctx, DataResource(ksName, t.Name))
-		return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name}), nil
+		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name})
+		if dropErr != nil {
+			return nil, dropErr
+		}
+		return res, nil
 	}
 	return nil
 }
@@ -846,7 +860,7 @@ func (e *Executor) compileTruncate(c *compiled, s *schema.Schema, st *cql.Trunca
 		return cqlerr.Invalidf("Cannot TRUNCATE materialized view directly; must truncate base table instead")
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		if err := e.autoSnapshot(ctx, truncatedPrefix, nil, t); err != nil {
+		if err := e.autoSnapshot(ctx, truncatedPrefix, keyspaceOrEmpty(e.cfg.Schema.Current(), t.Keyspace), t); err != nil {
 			return nil, cqlerr.New(cqlerr.TruncateError, "Error during truncate: %v", err)
 		}
 		if err := e.truncate(ctx, t); err != nil {

@@ -539,6 +539,11 @@ func (e *Executor) truncate(ctx context.Context, t *schema.Table) error {
 			return err
 		}
 	}
+	return e.truncateTable(ctx, t)
+}
+
+// truncateTable removes the data of t and of its indexes.
+func (e *Executor) truncateTable(ctx context.Context, t *schema.Table) error {
 	for _, ix := range t.Indexes {
 		if err := e.cfg.Coordinator.Truncate(ctx, ix.Table(t)); err != nil {
 			return err

@@ -6,10 +6,10 @@ import (
 	"math"
 	"net"
 	"sync/atomic"
+	"time"
 
 	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/schema"
-	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -30,7 +30,16 @@ type RuntimeSource interface {
 	// table metric table shows (the other fields are left zero).
 	TableMetrics(t *schema.Table, metric string) TableMetrics
 	// Snapshots returns the snapshots on disk.
-	Snapshots() []snapshot.Info
+	Snapshots() []SnapshotInfo
+}
+
+// SnapshotInfo is one row of system_views.snapshots: a snapshot of one
+// table. ExpiresAt is zero without a TTL.
+type SnapshotInfo struct {
+	Tag, Keyspace, Table string
+	TrueSize, SizeOnDisk int64
+	CreatedAt, ExpiresAt time.Time
+	Ephemeral            bool
 }
 
 // ClientInfo is one connection of system_views.clients (ConnectedClient).

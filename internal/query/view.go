@@ -507,6 +507,7 @@ func (e *Executor) compileDropView(c *compiled, st *cql.DropMaterializedView, ke
 		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
+		ks := keyspaceOrEmpty(e.cfg.Schema.Current(), ksName)
 		v, err := e.cfg.Schema.DropView(ksName, st.Name.Name, st.IfExists)
 		if err != nil {
 			return nil, err
@@ -514,8 +515,12 @@ func (e *Executor) compileDropView(c *compiled, st *cql.DropMaterializedView, ke
 		if v == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		e.dropData(ctx, nil, v)
-		return e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: v.Name}), nil
+		dropErr := e.dropData(ctx, ks, v)
+		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: v.Name})
+		if dropErr != nil {
+			return nil, dropErr
+		}
+		return res, nil
 	}
 	return nil
 }
