@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -37,7 +39,11 @@ func (s *server) takeSnapshot(r *http.Request) (any, error) {
 	}
 	var ttl time.Duration
 	if v := q.Get("ttl"); v != "" {
-		d, err := parseDuration(v, time.Nanosecond)
+		// The server reads it as whole seconds (DurationSpec.IntSecondsBound).
+		d, err := parseDuration(v, time.Second)
+		if err == nil && d > math.MaxInt32*time.Second {
+			err = fmt.Errorf("Invalid duration: %s Accepted units:[SECONDS, MINUTES, HOURS, DAYS] where case matters and only non-negative values.", v)
+		}
 		if err != nil {
 			return nil, badRequest("%s", err)
 		}
@@ -58,8 +64,10 @@ func (s *server) takeSnapshot(r *http.Request) (any, error) {
 }
 
 // snapshotTables resolves what a snapshot covers as StorageService's
-// takeSnapshot and takeMultipleTableSnapshot do: stored tables and views
-// only (virtual tables have no data).
+// takeSnapshot and takeMultipleTableSnapshot do (nodetool's -cf table of
+// one keyspace comes as kt keyspace.table): stored tables and views only.
+// Tables cqld serves from its own state (system.local, system_schema.*)
+// have no data to snapshot and are left out.
 func (s *server) snapshotTables(q url.Values) ([]snapshot.Table, error) {
 	sc := s.n.Schema().Current()
 	var out []snapshot.Table
@@ -68,17 +76,27 @@ func (s *server) snapshotTables(q url.Values) ([]snapshot.Table, error) {
 			out = append(out, snapshot.Table{Keyspace: ks, Table: t})
 		}
 	}
+	keyspace := func(name string) (*schema.Keyspace, error) {
+		ks := sc.Keyspace(name)
+		if ks == nil {
+			return nil, badRequest("Keyspace %s does not exist", name)
+		}
+		if ks.Virtual {
+			return nil, badRequest("Cannot perform any operations against virtual keyspace %s", name)
+		}
+		return ks, nil
+	}
 	if kts := q["kt"]; len(kts) > 0 {
 		for _, kt := range kts {
 			parts := strings.Split(kt, ".")
 			if len(parts) != 2 {
 				return nil, badRequest("Cannot take a snapshot on secondary index or invalid column family name. You must supply a column family name in the form of keyspace.columnfamily")
 			}
-			ks := sc.Keyspace(parts[0])
-			var t *schema.Table
-			if ks != nil {
-				t = ks.Table(parts[1])
+			ks, err := keyspace(parts[0])
+			if err != nil {
+				return nil, err
 			}
+			t := ks.Table(parts[1])
 			if t == nil {
 				return nil, badRequest("Unknown keyspace/cf pair (%s.%s)", parts[0], parts[1])
 			}
@@ -87,28 +105,17 @@ func (s *server) snapshotTables(q url.Values) ([]snapshot.Table, error) {
 		return out, nil
 	}
 	names := q["keyspace"]
-	if len(names) == 0 {
+	all := len(names) == 0
+	if all {
 		names = sc.KeyspaceNames()
 	}
-	table := q.Get("table")
 	for _, name := range names {
-		ks := sc.Keyspace(name)
-		if ks == nil {
-			return nil, badRequest("Keyspace %s does not exist", name)
-		}
-		if ks.Virtual {
-			if len(q["keyspace"]) == 0 {
-				continue
-			}
-			return nil, badRequest("Cannot perform any operations against virtual keyspace %s", name)
-		}
-		if table != "" {
-			t := ks.Table(table)
-			if t == nil {
-				return nil, badRequest("Failed taking snapshot. Table %s does not exist.", table)
-			}
-			add(ks, t)
+		if all && sc.Keyspace(name).Virtual {
 			continue
+		}
+		ks, err := keyspace(name)
+		if err != nil {
+			return nil, err
 		}
 		for _, tn := range ks.TableNames() {
 			add(ks, ks.Tables[tn])
@@ -181,23 +188,28 @@ func (s *server) importSnapshot(r *http.Request) (any, error) {
 	}
 	out := &ImportResult{Failed: []string{}}
 	for _, dir := range q["dir"] {
-		if _, err := os.Stat(dir); err != nil {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			return nil, badRequest("Directory %s does not exist", dir)
+		} else if err != nil {
+			return nil, err
 		}
 	}
+	// Once entries are merged, the indexes are built over them whatever
+	// happens next (a directory that fails part way, the client leaving).
+	ctx := context.WithoutCancel(r.Context())
 	imported := false
 	for _, dir := range q["dir"] {
-		st, err := s.n.Snapshots().Import(r.Context(), dir, t)
+		st, err := s.n.Snapshots().Import(ctx, dir, t)
+		imported = imported || st.Entries > 0
 		if err != nil {
-			s.n.Logger().Error(fmt.Sprintf("Failed importing %s into %s.%s", dir, ksName, tName), "err", err)
+			s.n.Logger().Error(fmt.Sprintf("Failed importing %s into %s.%s", dir, ksName, tName), "err", err, "entries_merged", st.Entries)
 			out.Failed = append(out.Failed, dir)
 			continue
 		}
-		imported = true
 		s.n.Logger().Info(fmt.Sprintf("Imported %s into %s.%s", dir, ksName, tName), "entries", st.Entries, "skipped_cells", st.Skipped)
 	}
 	if imported && len(t.Indexes) > 0 {
-		if err := s.n.Executor().BuildIndexes(r.Context(), t); err != nil {
+		if err := s.n.Executor().BuildIndexes(ctx, t); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +241,8 @@ func (c *Client) ClearSnapshot(ctx context.Context, q url.Values) error {
 func (c *Client) Import(ctx context.Context, keyspace, table string, dirs []string) ([]string, error) {
 	var res ImportResult
 	q := url.Values{"keyspace": {keyspace}, "table": {table}, "dir": dirs}
-	return res.Failed, c.call(ctx, http.MethodPost, "import", q, &res)
+	err := c.call(ctx, http.MethodPost, "import", q, &res)
+	return res.Failed, err
 }
 
 // ---------------------------------------------------------------------------
@@ -357,7 +370,8 @@ func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, n
 			return errors.New("When specifying the Keyspace table list (using -kt,--kt-list,-kc,--kc.list), you must not also specify keyspaces to snapshot")
 		}
 		fmt.Fprintf(out, "Requested creating snapshot(s) for [%s] with snapshot name [%s] and options %s\n", kt, tag, options)
-		entries := strings.Split(kt, ",")
+		// Java's String.split: trailing empty entries are dropped.
+		entries := strings.Split(strings.TrimRight(kt, ","), ",")
 		if strings.Contains(entries[0], ".") {
 			q["kt"] = entries
 		} else {
@@ -378,9 +392,11 @@ func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, n
 			if len(keyspaces) != 1 {
 				return errors.New("When specifying the table for a snapshot, you must specify one and only one keyspace")
 			}
-			q.Set("table", table)
+			// NodeProbe names the table keyspace.table, as -kt does.
+			q["kt"] = []string{keyspaces[0] + "." + table}
+		} else {
+			q["keyspace"] = keyspaces
 		}
-		q["keyspace"] = keyspaces
 	}
 	if err := c.TakeSnapshot(ctx, q); err != nil {
 		return err
@@ -412,10 +428,10 @@ func listSnapshotsCmd(ctx context.Context, c *Client, args []string, out io.Writ
 	for _, sn := range s.Snapshots {
 		expires := ""
 		if sn.ExpiresAt != 0 {
-			expires = javaInstant(sn.ExpiresAt)
+			expires = snapshot.Instant(time.UnixMilli(sn.ExpiresAt))
 		}
 		rows = append(rows, []string{sn.Tag, sn.Keyspace, sn.Table, humanBytes(float64(sn.TrueSize)), humanBytes(float64(sn.SizeOnDisk)),
-			javaInstant(sn.CreatedAt), expires, strconv.FormatBool(sn.Ephemeral)})
+			snapshot.Instant(time.UnixMilli(sn.CreatedAt)), expires, strconv.FormatBool(sn.Ephemeral)})
 	}
 	if !ephemeral {
 		for i := range rows {
@@ -427,22 +443,14 @@ func listSnapshotsCmd(ctx context.Context, c *Client, args []string, out io.Writ
 	return err
 }
 
-// javaInstant formats milliseconds since the epoch as Instant.toString.
-func javaInstant(ms int64) string {
-	t := time.UnixMilli(ms).UTC()
-	if ms%1000 == 0 {
-		return t.Format("2006-01-02T15:04:05Z")
-	}
-	return t.Format("2006-01-02T15:04:05.000Z")
-}
-
 // clearSnapshotCmd is nodetool clearsnapshot.
 func clearSnapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, now time.Time) error {
 	opts, keyspaces, err := commandOptions(args, set("-t", "--older-than", "--older-than-timestamp"), set("--all"))
 	if err != nil {
 		return err
 	}
-	tag, hasTag := opts["-t"]
+	tag := opts["-t"]
+	hasTag := tag != "" // -t "" is no name, as ClearSnapshot's default
 	all := opts["--all"] == "true"
 	olderThan, hasOlder := opts["--older-than"]
 	olderTS, hasOlderTS := opts["--older-than-timestamp"]

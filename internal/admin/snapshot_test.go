@@ -59,6 +59,21 @@ func TestSnapshotCommands(t *testing.T) {
 		`^Snapshot directory: s2$`)
 	out, _ = run(t, opts, false, "snapshot")
 	wantLines(t, out, `^Requested creating snapshot\(s\) for \[all keyspaces\] with snapshot name \[\d{13}\] and options \{skipFlush=false\}$`)
+	// -kt decides by its first entry: without a dot, keyspaces; a
+	// trailing comma is dropped, as Java's split drops it.
+	run(t, opts, false, "snapshot", "-kt", "ks", "-t", "kt_keyspace")
+	run(t, opts, false, "snapshot", "-kt", "ks.t,", "-t", "kt_comma")
+	for tag, want := range map[string]int{"kt_keyspace": 2, "kt_comma": 1} {
+		got := 0
+		for _, in := range n.Snapshots().List() {
+			if in.Tag == tag {
+				got++
+			}
+		}
+		if got != want {
+			t.Errorf("snapshot %s covers %d tables, want %d", tag, got, want)
+		}
+	}
 
 	for _, c := range []struct {
 		args []string
@@ -70,7 +85,10 @@ func TestSnapshotCommands(t *testing.T) {
 		{[]string{"snapshot", "-kt", "ks.nope"}, `^nodetool: Unknown keyspace/cf pair \(ks\.nope\)$`},
 		{[]string{"snapshot", "-kt", "ks.t", "ks"}, `^nodetool: When specifying the Keyspace table list \(using -kt,--kt-list,-kc,--kc\.list\), you must not also specify keyspaces to snapshot$`},
 		{[]string{"snapshot", "-cf", "t", "ks", "system"}, `^nodetool: When specifying the table for a snapshot, you must specify one and only one keyspace$`},
-		{[]string{"snapshot", "-cf", "nope", "ks"}, `^nodetool: Failed taking snapshot\. Table nope does not exist\.$`},
+		{[]string{"snapshot", "-cf", "nope", "ks"}, `^nodetool: Unknown keyspace/cf pair \(ks\.nope\)$`},
+		{[]string{"snapshot", "-kt", "nope.t"}, `^nodetool: Keyspace nope does not exist$`},
+		{[]string{"snapshot", "-kt", "system_views.clients"}, `^nodetool: Cannot perform any operations against virtual keyspace system_views$`},
+		{[]string{"snapshot", "--ttl", "90000ms"}, `^nodetool: Invalid duration: 90000ms Accepted units:\[SECONDS, MINUTES, HOURS, DAYS\]`},
 		{[]string{"snapshot", "nope"}, `^nodetool: Keyspace nope does not exist$`},
 		{[]string{"snapshot", "system_views"}, `^nodetool: Cannot perform any operations against virtual keyspace system_views$`},
 		{[]string{"clearsnapshot"}, `^nodetool: Specify snapshot name or --all$`},
@@ -110,6 +128,11 @@ func TestSnapshotCommands(t *testing.T) {
 	if out != "Requested clearing snapshot(s) for [ks] with snapshot name [s1]\n" {
 		t.Fatalf("clearsnapshot -t:\n%s", out)
 	}
+	out, _ = run(t, opts, false, "clearsnapshot", "--all", "--older-than-timestamp", "2000-01-01T00:00:00Z", "ks")
+	if out != "Requested clearing snapshot(s) for [ks] with [all snapshots] older than timestamp 2000-01-01T00:00:00Z\n" {
+		t.Fatalf("clearsnapshot --older-than-timestamp:\n%s", out)
+	}
+	run(t, opts, false, "clearsnapshot", "-t", "", "--all", "ks") // -t "" is no name
 	run(t, opts, false, "clearsnapshot", "--all", "system_auth", "ks")
 	out, _ = run(t, opts, false, "listsnapshots")
 	if strings.Contains(out, " ks ") || strings.Contains(out, "system_auth") || !strings.Contains(out, "system_traces") {
@@ -150,7 +173,10 @@ func TestAutoSnapshotRestore(t *testing.T) {
 	}
 	// A row written after the TRUNCATE, newer than the snapshot's.
 	cql(t, n, "INSERT INTO ks.t (pk, ck, v) VALUES (0, 0, 'new')")
-	run(t, opts, false, "import", "ks", "t", dir)
+	out, _ := run(t, opts, false, "import", "-q", "ks", "t", dir)
+	if out != "Doing a quick import - skipping sstable verification and row cache invalidation\n" {
+		t.Fatalf("import -q:\n%s", out)
+	}
 	if c := count(t, n, "SELECT * FROM ks.t"); c != 50 {
 		t.Fatalf("%d rows after import, want 50", c)
 	}
@@ -191,7 +217,7 @@ func TestAutoSnapshotRestore(t *testing.T) {
 	}
 	// The recreated table has the dropped one's id, so its snapshots are
 	// its own, and their sstables are gone from the live data.
-	out, _ := run(t, opts, false, "tablestats", "ks.t")
+	out, _ = run(t, opts, false, "tablestats", "ks.t")
 	wantLines(t, out, `Space used by snapshots \(total\): [1-9]\d*$`)
 
 	cql(t, n, "DROP KEYSPACE ks")
