@@ -206,24 +206,33 @@ func TestImportBatchesEndBetweenPartitions(t *testing.T) {
 	}
 }
 
-// TestImportSkipsUnknownColumnIDs: cells of a column the snapshot's table
-// had dropped are not imported, even when the target uses the dropped
-// column's id for a column of its own (ids are per table).
-func TestImportSkipsUnknownColumnIDs(t *testing.T) {
+// checkpointOneRow opens an engine with opts (closed with the test),
+// writes one row of testTable and checkpoints it (flushed first when
+// flush).
+func checkpointOneRow(t *testing.T, opts Options, flush bool) (*Pebble, string, *schema.Table) {
+	t.Helper()
 	dir := t.TempDir()
-	p, err := Open(filepath.Join(dir, "data"), Options{})
+	p, err := Open(filepath.Join(dir, "data"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	from := testTable()
 	u := update(from, 1)
 	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1))}
 	mustApply(t, p, from, u)
 	snap := filepath.Join(dir, "snap")
-	if err := p.Checkpoint(snap, true, from.ID); err != nil {
+	if err := p.Checkpoint(snap, flush, from.ID); err != nil {
 		t.Fatal(err)
 	}
+	return p, snap, from
+}
+
+// TestImportSkipsUnknownColumnIDs: cells of a column the snapshot's table
+// had dropped are not imported, even when the target uses the dropped
+// column's id for a column of its own (ids are per table).
+func TestImportSkipsUnknownColumnIDs(t *testing.T) {
+	p, snap, from := checkpointOneRow(t, Options{}, true)
 	// from without v (dropped), every other column under its own id; to
 	// the same, plus x under v's old id.
 	var cols []*schema.Column
@@ -269,20 +278,7 @@ func remap(cells []mutation.Cell, ids map[uint32]uint32) []mutation.Cell {
 // copied into it, and the live log (whose later writes are not in the
 // checkpoint) is not read.
 func TestCheckpointWALDir(t *testing.T) {
-	dir := t.TempDir()
-	p, err := Open(filepath.Join(dir, "data"), Options{WALDir: filepath.Join(dir, "wal")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	from := testTable()
-	u := update(from, 1)
-	u.Rows = []mutation.Row{row(ck(1, "a"), marker(10), live(colV, 10, 1))}
-	mustApply(t, p, from, u)
-	snap := filepath.Join(dir, "snap")
-	if err := p.Checkpoint(snap, false, from.ID); err != nil {
-		t.Fatal(err)
-	}
+	p, snap, from := checkpointOneRow(t, Options{WALDir: filepath.Join(t.TempDir(), "wal")}, false)
 	later := update(from, 2)
 	later.Rows = []mutation.Row{row(ck(1, "a"), marker(10))}
 	mustApply(t, p, from, later)
