@@ -147,7 +147,6 @@ func (c *compiled) compileSelectors(p *selectPlan, st *cql.Select, now nowFunc) 
 	t := p.table
 	if st.Star {
 		for _, col := range t.Columns {
-			col := col
 			p.selectors = append(p.selectors, &selExpr{node: &firstNode{get: func(ctx *evalCtx) []byte { return ctx.row.value(ctx.t, col) }},
 				name: col.Name, typ: col.Type, col: col})
 			p.resultColumns = append(p.resultColumns, spec(t, col.Name, col.Type))

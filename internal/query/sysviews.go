@@ -126,7 +126,6 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 	switch {
 	case name == "clients":
 		for _, c := range src.Clients() {
-			c := c
 			addr := c.Address
 			if v4 := addr.To4(); v4 != nil {
 				addr = v4
@@ -153,7 +152,6 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 		}
 	case name == "settings":
 		for _, st := range src.Settings() {
-			st := st
 			addRow(text(st.Name), func(r *virtualRow) {
 				if !st.Null {
 					r.set("value", text(st.Value))
@@ -164,7 +162,6 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 		// SnapshotsTable: every snapshot on disk, ephemeral ones and those
 		// of dropped tables included.
 		for _, sn := range src.Snapshots() {
-			sn := sn
 			addRow(text(sn.Tag), func(r *virtualRow) {
 				r.set("true_size", types.EncodeBigint(sn.TrueSize)).
 					set("size_on_disk", types.EncodeBigint(sn.SizeOnDisk)).
@@ -177,7 +174,6 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 		}
 	case name == "caches":
 		for _, c := range src.Caches() {
-			c := c
 			addRow(text(c.Name), func(r *virtualRow) {
 				r.set("capacity_bytes", types.EncodeBigint(c.CapacityBytes)).
 					set("size_bytes", types.EncodeBigint(c.SizeBytes)).
