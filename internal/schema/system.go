@@ -88,8 +88,7 @@ func withComment(t *Table, comment string) *Table {
 // storedTable defines a system table kept in storage (system_auth), with
 // Cassandra's 90-day gc_grace_seconds for those tables.
 func storedTable(ks, name string, specs ...string) *Table {
-	t := defineTable(ks, name, specs...)
-	t.Virtual = false
+	t := localTable(ks, name, specs...)
 	t.Params.GCGraceSeconds = 7776000
 	return t
 }
@@ -143,8 +142,9 @@ func withParams(specs ...string) []string {
 // their Cassandra 5.0 column layouts.
 func SystemKeyspaces() map[string]*Keyspace {
 	local := map[string]string{"class": localStrategy}
-	mk := func(name string, repl map[string]string, virtual bool, tables ...*Table) *Keyspace {
-		ks := &Keyspace{Name: name, Replication: repl, DurableWrites: true, Tables: map[string]*Table{}, Virtual: virtual}
+	mk := func(name string, repl map[string]string, tables ...*Table) *Keyspace {
+		ks := &Keyspace{Name: name, Replication: repl, DurableWrites: true, Tables: map[string]*Table{},
+			Virtual: IsVirtualKeyspace(name)}
 		for _, t := range tables {
 			ks.Tables[t.Name] = t
 		}
@@ -154,7 +154,7 @@ func SystemKeyspaces() map[string]*Keyspace {
 	ss := SystemSchemaKeyspace
 	vs := SystemVirtualSchema
 	return map[string]*Keyspace{
-		sys: mk(sys, local, false,
+		sys: mk(sys, local,
 			defineTable(sys, "local",
 				"pk:key text", "bootstrapped text", "broadcast_address inet", "broadcast_port int",
 				"cluster_name text", "cql_version text", "data_center text", "gossip_generation int",
@@ -188,7 +188,7 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"pk:keyspace_name text", "ck:table_name text", "ck:range_type text", "ck:range_start text",
 				"ck:range_end text", "mean_partition_size bigint", "partitions_count bigint"),
 		),
-		ss: mk(ss, local, false,
+		ss: mk(ss, local,
 			defineTable(ss, "keyspaces",
 				"pk:keyspace_name text", "durable_writes boolean", "replication frozen<map<text, text>>"),
 			defineTable(ss, "tables", withParams(
@@ -226,7 +226,7 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"options frozen<map<text, text>>"),
 		),
 		// Comments as VirtualSchemaKeyspace gives them.
-		vs: mk(vs, local, true,
+		vs: mk(vs, local,
 			withComment(defineTable(vs, "keyspaces", "pk:keyspace_name text"), "virtual keyspace definitions"),
 			withComment(defineTable(vs, "tables", "pk:keyspace_name text", "ck:table_name text", "comment text"),
 				"virtual table definitions"),
@@ -239,7 +239,7 @@ func SystemKeyspaces() map[string]*Keyspace {
 		// cqld's own cqld_table_histograms, the per-table histograms of
 		// nodetool tablehistograms (sizes in bytes, from the storage
 		// engine's statistics; see query/tablestats.go).
-		SystemViews: mk(SystemViews, local, true, append(systemViewsTables(),
+		SystemViews: mk(SystemViews, local, append(systemViewsTables(),
 			defineTable(SystemViews, "cqld_table_histograms",
 				"pk:keyspace_name text", "ck:table_name text", "reads bigint", "partitions_measured bigint",
 				"mean_partition_size bigint", "p50_partition_size bigint", "p75_partition_size bigint",
@@ -248,7 +248,7 @@ func SystemKeyspaces() map[string]*Keyspace {
 				"p50_tombstones_per_read bigint", "p99_tombstones_per_read bigint", "max_tombstones_per_read bigint"),
 		)...),
 		SystemAuthKeyspace: mk(SystemAuthKeyspace,
-			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"}, false,
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "1"},
 			storedTable(SystemAuthKeyspace, "roles", "pk:role text", "can_login boolean", "is_superuser boolean",
 				"member_of set<text>", "salted_hash text"),
 			storedTable(SystemAuthKeyspace, "role_members", "pk:role text", "ck:member text"),
@@ -260,11 +260,11 @@ func SystemKeyspaces() map[string]*Keyspace {
 			storedTable(SystemAuthKeyspace, "identity_to_role", "pk:identity text", "role text"),
 		),
 		SystemDistributed: mk(SystemDistributed,
-			map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}, false),
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "3"}),
 		// TraceKeyspace's tables, written by traced requests
 		// (internal/tracing, query/trace.go).
 		SystemTracesKeyspace: mk(SystemTracesKeyspace,
-			map[string]string{"class": SimpleStrategyClass, "replication_factor": "2"}, false,
+			map[string]string{"class": SimpleStrategyClass, "replication_factor": "2"},
 			traceTable("sessions", "tracing sessions",
 				"pk:session_id uuid", "client inet", "command text", "coordinator inet", "coordinator_port int",
 				"duration int", "parameters map<text, text>", "request text", "started_at timestamp"),
