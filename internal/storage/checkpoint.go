@@ -12,29 +12,27 @@ import (
 	"github.com/google/uuid"
 )
 
-// Checkpoint writes the data of the tables ids, as of every write
+// Checkpoint writes the data of the table id, as of every write
 // acknowledged before the call, into dir (which must not exist): a Pebble
 // store of its own (a snapshot's files) whose sstables are hard links to
 // the live ones, so that taking it copies only the write-ahead log,
 // MANIFEST and OPTIONS. With flush, the memtables are flushed first, which
 // leaves almost nothing to copy (nodetool snapshot without --skip-flush).
 //
-// The checkpoint holds the sstables that overlap the tables' key ranges,
+// The checkpoint holds the sstables that overlap the table's key range,
 // and so may hold other tables' entries too; Import reads only the range of
 // the table it is asked for.
-func (p *Pebble) Checkpoint(dir string, flush bool, ids ...uuid.UUID) error {
+func (p *Pebble) Checkpoint(dir string, flush bool, id uuid.UUID) error {
 	if flush {
 		if err := p.db.Flush(); err != nil {
 			return err
 		}
 	}
-	spans := make([]pebble.CheckpointSpan, 0, 2*len(ids))
-	for _, id := range ids {
-		data := appendTablePrefix(nil, id)
-		purge := purgeIndexPrefix(id)
-		spans = append(spans,
-			pebble.CheckpointSpan{Start: data, End: prefixEnd(data)},
-			pebble.CheckpointSpan{Start: purge, End: prefixEnd(purge)})
+	data := appendTablePrefix(nil, id)
+	purge := purgeIndexPrefix(id)
+	spans := []pebble.CheckpointSpan{
+		{Start: data, End: prefixEnd(data)},
+		{Start: purge, End: prefixEnd(purge)},
 	}
 	// WithFlushedWAL: in SyncPeriodic mode, acknowledged writes may not be
 	// synced yet; the checkpoint copies the log after syncing it.
@@ -110,30 +108,42 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 	var key, part []byte
 	var toks []int64 // partitions with header or static entries (hdrcache.go)
 	var stripes uint64
+	var tok int64 // the token of part
+	var hdr bool  // part is in toks
 	for it.First(); it.Valid(); it.Next() {
 		k := it.Key()
 		v, err := it.ValueAndErr()
 		if err != nil {
 			return err
 		}
-		// A batch ends only between partitions: a purge between two
-		// batches of one partition could remove its imported deletion
-		// before the rows it shadows arrive.
 		n := partitionPrefixLen(k)
-		if !b.Empty() && b.Len() >= importBatchBytes && !bytes.Equal(part, k[:n]) {
-			if err := p.commitImport(ctx, b, stripes, toks); err != nil {
-				return err
+		if !bytes.Equal(part, k[:n]) {
+			// A batch ends only between partitions: a purge between two
+			// batches of one partition could remove its imported deletion
+			// before the rows it shadows arrive.
+			if !b.Empty() && b.Len() >= importBatchBytes {
+				if err := p.commitImport(ctx, b, stripes, toks); err != nil {
+					return err
+				}
+				b.Close()
+				b = p.db.NewBatch()
+				toks, stripes = toks[:0], 0
 			}
-			b.Close()
-			b = p.db.NewBatch()
-			toks, stripes = toks[:0], 0
+			part = append(part[:0], k[:n]...)
+			hdr = false
+			if k[0] == prefixData {
+				if n >= len(k) {
+					return fmt.Errorf("%w: short data key", errCorrupt)
+				}
+				tok = decodeToken(k[tokenOffset:pkOffset])
+				stripes |= 1 << p.stripe(tok)
+			}
 		}
-		part = append(part[:0], k[:n]...)
 		if k[0] == prefixPurgeIndex {
 			if len(k) < tablePrefixLen {
 				return fmt.Errorf("%w: short purge index key", errCorrupt)
 			}
-			key = append(append(key[:0], k[0]), rw.to[:]...)
+			key = append(append(key[:0], prefixPurgeIndex), rw.to[:]...)
 			key = append(key, k[tablePrefixLen:]...)
 			if err := b.Set(key, nil, nil); err != nil {
 				return err
@@ -141,7 +151,7 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 			continue
 		}
 		var keep bool
-		key, keep, err = rw.rewrite(key[:0], k)
+		key, keep, err = rw.rewrite(key[:0], k, n)
 		if err != nil {
 			return err
 		}
@@ -149,10 +159,8 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 			st.Skipped++
 			continue
 		}
-		tok := decodeToken(k[tokenOffset:pkOffset])
-		stripes |= 1 << p.stripe(tok)
-		if kind := key[partitionPrefixLen(key)]; kind != kindRow {
-			toks = append(toks, tok)
+		if !hdr && k[n] != kindRow {
+			toks, hdr = append(toks, tok), true
 		}
 		if err := b.Merge(key, v, nil); err != nil {
 			return err
@@ -168,26 +176,13 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 	return p.commitImport(ctx, b, stripes, toks)
 }
 
-// commitImport commits an import batch as Apply commits its batch: under
-// the read side of the partition locks it touches (Purge must not delete
-// what it merges), with the header cache's epochs bumped around it and the
-// partition cache folding it in.
+// commitImport commits an import batch as Apply commits its batch
+// (Pebble.commit), unless ctx is done.
 func (p *Pebble) commitImport(ctx context.Context, b *pebble.Batch, stripes uint64, toks []int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for i := 0; i < lockStripes; i++ {
-		if stripes&(1<<i) != 0 {
-			p.locks[i].RLock()
-			defer p.locks[i].RUnlock()
-		}
-	}
-	p.hdr.bump(toks)
-	err := b.Commit(p.wo)
-	p.hdr.bump(toks)
-	if p.pc != nil {
-		p.pc.fold(b, err == nil)
-	}
+	_, err := p.commit(b, stripes, toks, nil, "")
 	return err
 }
 
@@ -220,18 +215,11 @@ func newKeyRewriter(from, to *schema.Table) (*keyRewriter, error) {
 		}
 		if tc.Kind != fc.Kind || !storedAlike(fc.Type, tc.Type) {
 			return nil, fmt.Errorf("column %s is %s %s in the snapshot but %s %s in %s.%s",
-				fc.Name, kindName(fc.Kind), fc.Type, kindName(tc.Kind), tc.Type, to.Keyspace, to.Name)
+				fc.Name, fc.Kind, fc.Type, tc.Kind, tc.Type, to.Keyspace, to.Name)
 		}
 		rw.cols[fc.ID] = tc.ID
 	}
 	return rw, nil
-}
-
-func kindName(k schema.ColumnKind) string {
-	if k == schema.Static {
-		return "static"
-	}
-	return "regular"
 }
 
 // sameKey checks that two lists of primary key columns store alike.
@@ -269,15 +257,11 @@ func storedAlike(a, b *types.Type) bool {
 	return true
 }
 
-// rewrite appends to dst the key k of table from as a key of table to;
-// keep is false for the cell of a column to does not have.
-func (rw *keyRewriter) rewrite(dst, k []byte) (out []byte, keep bool, err error) {
-	n := partitionPrefixLen(k)
-	if len(k) < pkOffset || n >= len(k) {
-		return dst, false, fmt.Errorf("%w: short data key", errCorrupt)
-	}
-	dst = append(append(dst, prefixData), rw.to[:]...)
-	dst = append(dst, k[tablePrefixLen:]...)
+// rewrite appends to dst the data key k of table from (its partition
+// prefix n bytes long, with a kind after it) as a key of table to; keep is
+// false for the cell of a column to does not have.
+func (rw *keyRewriter) rewrite(dst, k []byte, n int) (out []byte, keep bool, err error) {
+	dst = append(appendTablePrefix(dst, rw.to), k[tablePrefixLen:]...)
 	rest := k[n:]
 	switch rest[0] {
 	case kindHeader:

@@ -407,7 +407,20 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 		}
 	}
 	w.hdrToks = hdrToks
-	// Lock stripes in increasing order (Purge takes one at a time).
+	took, err := p.commit(b, stripes, hdrToks, tracing.FromContext(ctx), t.Name)
+	p.stats.get(t.ID).write.Record(took)
+	return err
+}
+
+// commit commits b as every write is committed: under the read side of
+// the partition lock stripes it touches (Purge, which takes them one at a
+// time, must not delete what it writes), with the header cache's epochs of
+// hdrToks (the partitions writing header or static entries) bumped around
+// it (hdrcache.go), and the partition cache folding it in after. It
+// returns how long the commit took once the locks were held; ts, when
+// set, gets the commit log and memtable events of table.
+func (p *Pebble) commit(b *pebble.Batch, stripes uint64, hdrToks []int64, ts *tracing.Session, table string) (time.Duration, error) {
+	// Lock stripes in increasing order.
 	for i := 0; i < lockStripes; i++ {
 		if stripes&(1<<i) != 0 {
 			p.locks[i].RLock()
@@ -415,20 +428,17 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 		}
 	}
 	start := time.Now()
-	// Header and static writes bump their stripes' epochs around the commit
-	// (hdrcache.go).
 	p.hdr.bump(hdrToks)
 	if p.group != nil {
 		p.group.committing.Add(1)
 	}
 	// A commit writes the WAL (the commit log) and then the memtable.
-	ts := tracing.FromContext(ctx)
 	if ts != nil {
 		ts.Add(tracing.MutationThread, "Appending to commitlog")
 	}
 	err := b.Commit(p.wo)
 	if ts != nil && err == nil {
-		ts.Add(tracing.MutationThread, "Adding to "+t.Name+" memtable")
+		ts.Add(tracing.MutationThread, "Adding to "+table+" memtable")
 	}
 	if p.group != nil {
 		p.group.committing.Add(-1)
@@ -437,8 +447,7 @@ func (p *Pebble) Apply(ctx context.Context, t *schema.Table, updates ...*mutatio
 	if p.pc != nil {
 		p.pc.fold(b, err == nil)
 	}
-	p.stats.get(t.ID).write.Record(time.Since(start))
-	return err
+	return time.Since(start), err
 }
 
 // batchWriter encodes updates into a batch; its buffers are pooled

@@ -22,7 +22,7 @@ import (
 
 // Engine is what snapshots need of the storage engine (storage.Pebble).
 type Engine interface {
-	Checkpoint(dir string, flush bool, ids ...uuid.UUID) error
+	Checkpoint(dir string, flush bool, id uuid.UUID) error
 	Import(ctx context.Context, dir string, from, to *schema.Table) (storage.ImportStats, error)
 }
 
