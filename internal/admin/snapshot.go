@@ -17,6 +17,7 @@ import (
 
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage/snapshot"
+	"github.com/google/uuid"
 )
 
 // Snapshots: nodetool snapshot, listsnapshots, clearsnapshot and import,
@@ -128,9 +129,9 @@ func (s *server) snapshotTables(q url.Values) ([]snapshot.Table, error) {
 // ephemeral includes ephemeral ones.
 func (s *server) listSnapshots(r *http.Request) (any, error) {
 	q := r.URL.Query()
-	m := s.n.Snapshots()
+	infos := s.n.Snapshots().List()
 	out := &Snapshots{Snapshots: []SnapshotInfo{}}
-	for _, in := range m.List() {
+	for _, in := range infos {
 		if q.Get("no_ttl") == "true" && !in.ExpiresAt.IsZero() || q.Get("ephemeral") != "true" && in.Ephemeral {
 			continue
 		}
@@ -142,10 +143,17 @@ func (s *server) listSnapshots(r *http.Request) (any, error) {
 		out.Snapshots = append(out.Snapshots, si)
 	}
 	// The total counts the snapshots of existing tables, other than
-	// those of the node-local system keyspace (StorageService.trueSnapshotsSize).
+	// those of the node-local system keyspace
+	// (StorageService.trueSnapshotsSize), whatever the filters.
+	live := map[uuid.UUID]bool{}
 	for _, t := range s.n.Schema().Current().Tables(false) {
 		if !t.Virtual && t.Keyspace != schema.SystemKeyspace {
-			out.TrueDiskSpaceUsed += m.TrueSnapshotsSize(t)
+			live[t.ID] = true
+		}
+	}
+	for _, in := range infos {
+		if live[in.TableID] {
+			out.TrueDiskSpaceUsed += in.DeadSSTables
 		}
 	}
 	return out, nil

@@ -219,6 +219,8 @@ func TestAutoSnapshotRestore(t *testing.T) {
 	// its own, and their sstables are gone from the live data.
 	out, _ = run(t, opts, false, "tablestats", "ks.t")
 	wantLines(t, out, `Space used by snapshots \(total\): [1-9]\d*$`)
+	out, _ = run(t, opts, false, "listsnapshots")
+	wantLines(t, out, `^Total TrueDiskSpaceUsed: [1-9][\d.]* (bytes|KiB)$`)
 
 	cql(t, n, "DROP KEYSPACE ks")
 	if dirs := len(n.Snapshots().List()); dirs != 3 {

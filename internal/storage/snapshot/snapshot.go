@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -136,8 +137,9 @@ type Info struct {
 	ExpiresAt time.Time
 	Ephemeral bool
 	// SizeOnDisk counts every file, TrueSize those that are not live
-	// sstables of the engine.
-	SizeOnDisk, TrueSize int64
+	// sstables of the engine, DeadSSTables the sstables that are not live
+	// (Cassandra's trueSnapshotsSize counts those).
+	SizeOnDisk, TrueSize, DeadSSTables int64
 }
 
 // manifest is manifest.json (Cassandra's SnapshotManifest).
@@ -342,7 +344,7 @@ func (m *Manager) scan(withSizes bool) []Info {
 				continue
 			}
 			if withSizes {
-				info.SizeOnDisk, info.TrueSize = m.sizes(info.Dir, false)
+				info.SizeOnDisk, info.TrueSize, info.DeadSSTables = m.sizes(info.Dir)
 			}
 			out = append(out, info)
 		}
@@ -417,9 +419,9 @@ func readManifest(dir string) (*parsedManifest, error) {
 	return &mf, nil
 }
 
-// sizes returns the size of every file under dir and of those that are
-// not live sstables; with sstablesOnly, the second counts only sstables.
-func (m *Manager) sizes(dir string, sstablesOnly bool) (onDisk, trueSize int64) {
+// sizes returns the size of every file under dir, of those that are not
+// live sstables, and of the sstables that are not live.
+func (m *Manager) sizes(dir string) (onDisk, trueSize, deadSSTables int64) {
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -430,13 +432,16 @@ func (m *Manager) sizes(dir string, sstablesOnly bool) (onDisk, trueSize int64) 
 		}
 		onDisk += fi.Size()
 		sst := strings.HasSuffix(path, ".sst") && filepath.Base(filepath.Dir(path)) == dataName
-		if sst && m.isLive(fi) || !sst && sstablesOnly {
+		if sst && m.isLive(fi) {
 			return nil
 		}
 		trueSize += fi.Size()
+		if sst {
+			deadSSTables += fi.Size()
+		}
 		return nil
 	})
-	return onDisk, trueSize
+	return onDisk, trueSize, deadSSTables
 }
 
 // isLive reports whether a snapshot's sstable is still one of the
@@ -451,7 +456,7 @@ func (m *Manager) isLive(fi fs.FileInfo) bool {
 // that are no longer live (Cassandra's trueSnapshotsSize: nodetool
 // tablestats' "Space used by snapshots (total)").
 func (m *Manager) TrueSnapshotsSize(t *schema.Table) int64 {
-	_, n := m.sizes(m.tableDir(t), true)
+	_, _, n := m.sizes(m.tableDir(t))
 	return n
 }
 
@@ -462,7 +467,7 @@ func (m *Manager) TrueSnapshotsSize(t *schema.Table) int64 {
 // (Cassandra's clearSnapshot).
 func (m *Manager) Clear(tag string, keyspaces []string, cutoff time.Time) (int, error) {
 	return m.remove(func(info *Info) bool {
-		if tag != "" && info.Tag != tag || len(keyspaces) > 0 && !contains(keyspaces, info.Keyspace) {
+		if tag != "" && info.Tag != tag || len(keyspaces) > 0 && !slices.Contains(keyspaces, info.Keyspace) {
 			return false
 		}
 		if info.Ephemeral {
@@ -516,15 +521,6 @@ func (m *Manager) remove(match func(*Info) bool) (int, error) {
 		}
 	}
 	return n, errors.Join(errs...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Import merges the snapshot in dir (a snapshot's directory, as Info.Dir)
