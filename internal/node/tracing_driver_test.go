@@ -235,6 +235,23 @@ func TestTracingEvents(t *testing.T) {
 			}
 		}
 	}
+	// A partition too large for the partition cache is read once, and
+	// traced once, after the cache's fill gives up on it.
+	if err := s.Query("CREATE TABLE ks.big (k int PRIMARY KEY, v text)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query("INSERT INTO ks.big (k, v) VALUES (1, ?)", strings.Repeat("x", 20<<10)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, a := range traced("SELECT k FROM ks.big WHERE k = 1") {
+		if strings.HasPrefix(a, "Executing single-partition query on big") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("a large partition's read is traced %d times", n)
+	}
 }
 
 func mustUUID(t *testing.T, s string) gocql.UUID {

@@ -201,13 +201,13 @@ func (p *Pebble) readCached(ctx context.Context, r *pebbleReader, cmd *mutation.
 	case ph != nil:
 		p.pc.misses.Add(1)
 		tracing.Trace(ctx, tracing.ReadThread, "Row cache miss")
-		tracing.ReadPartition(ctx, r.t.Name) // the fill reads it
 		if e, err = p.fillCached(r, pp, ph); err != nil {
 			return true, err
 		}
 		if e.big {
-			return false, nil
+			return false, nil // read from Pebble, which traces it
 		}
+		tracing.ReadPartition(ctx, r.t.Name)
 	case !ok:
 		// Another read is filling the partition.
 		p.pc.misses.Add(1)
