@@ -111,17 +111,12 @@ type preparedEntry struct {
 	// version it was compiled against is replaced. Executions read it
 	// without locking: every EXECUTE of a hot statement used to take mu.
 	mu  sync.Mutex
-	cur atomic.Pointer[preparedVersion]
+	cur atomic.Pointer[compiled]
 }
 
-type preparedVersion struct {
-	stmt *compiled
-	meta *Prepared
-}
-
-func newPreparedEntry(query, keyspace string, c *compiled, meta *Prepared) *preparedEntry {
+func newPreparedEntry(query, keyspace string, c *compiled) *preparedEntry {
 	pe := &preparedEntry{query: query, keyspace: keyspace}
-	pe.cur.Store(&preparedVersion{stmt: c, meta: meta})
+	pe.cur.Store(c)
 	return pe
 }
 
@@ -257,7 +252,7 @@ func (e *Executor) prepare(ctx context.Context, query, keyspace string, persist 
 	}
 	id := preparedID(keyspace, query)
 	p := &Prepared{ID: id[:], Bound: c.bound, PKIndexes: c.pkIndexes, Columns: c.resultColumns()}
-	known, evicted := e.prepared.put(id, newPreparedEntry(query, keyspace, c, p))
+	known, evicted := e.prepared.put(id, newPreparedEntry(query, keyspace, c))
 	if persist && !known {
 		e.persistPrepared(ctx, id, keyspace, query)
 	}
@@ -287,38 +282,30 @@ func (e *Executor) lookupPrepared(id []byte) (*compiled, string, error) {
 		return nil, "", &cqlerr.Error{Code: cqlerr.Unprepared, ID: id,
 			Message: "Prepared query with ID " + hexString(id) + " not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)"}
 	}
-	if v := pe.cur.Load(); v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
-		return v.stmt, pe.query, nil
+	if c := pe.cur.Load(); c.schemaVersion == e.cfg.Schema.Current().Version {
+		return c, pe.query, nil
 	}
-	v, err := e.recompile(pe)
+	c, err := e.recompile(pe)
 	if err != nil {
 		return nil, "", err
 	}
-	return v.stmt, pe.query, nil
+	return c, pe.query, nil
 }
 
 // recompile returns pe's statement compiled against the current schema,
 // compiling it again when the schema changed since.
-func (e *Executor) recompile(pe *preparedEntry) (*preparedVersion, error) {
+func (e *Executor) recompile(pe *preparedEntry) (*compiled, error) {
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
-	v := pe.cur.Load()
-	if v.stmt.schemaVersion == e.cfg.Schema.Current().Version {
-		return v, nil
+	if c := pe.cur.Load(); c.schemaVersion == e.cfg.Schema.Current().Version {
+		return c, nil
 	}
-	stmt, err := cql.Parse(pe.query)
+	c, err := e.parseAndCompile(context.Background(), pe.query, pe.keyspace)
 	if err != nil {
 		return nil, err
 	}
-	c, err := e.compile(stmt, pe.keyspace)
-	if err != nil {
-		return nil, err
-	}
-	meta := *v.meta
-	meta.Columns = c.resultColumns()
-	v = &preparedVersion{stmt: c, meta: &meta}
-	pe.cur.Store(v)
-	return v, nil
+	pe.cur.Store(c)
+	return c, nil
 }
 
 func hexString(b []byte) string {

@@ -158,7 +158,7 @@ func (pe *preparedEntry) touches(ks, table string) bool {
 		return true
 	}
 	is := func(t *schema.Table) bool { return t.Keyspace == ks && (table == "" || t.Name == table) }
-	c := pe.cur.Load().stmt
+	c := pe.cur.Load()
 	if c.sel != nil && is(c.sel.table) || c.modify != nil && is(c.modify.table) {
 		return true
 	}
