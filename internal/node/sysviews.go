@@ -175,13 +175,12 @@ func (m *meter) rate(count int64, now time.Time, window time.Duration) float64 {
 		return m.avg
 	}
 	instant := float64(count-m.last) / (float64(ticks) * meterTick.Seconds())
-	n := ticks
 	if !m.started {
-		// Dropwizard's first tick takes the instant rate as it is.
+		// Dropwizard's first tick takes the instant rate as it is (the
+		// update below then keeps it).
 		m.avg, m.started = instant, true
-		n--
 	}
-	m.avg = instant + (m.avg-instant)*math.Pow(math.Exp(-meterTick.Seconds()/window.Seconds()), float64(n))
+	m.avg = instant + (m.avg-instant)*math.Pow(math.Exp(-meterTick.Seconds()/window.Seconds()), float64(ticks))
 	m.last, m.at = count, m.at.Add(time.Duration(ticks)*meterTick)
 	return m.avg
 }

@@ -263,8 +263,7 @@ func (e *Executor) addCQLMetricsRows(addRow func(pk []byte, fill func(r *virtual
 		{"prepared_statements_ratio", ratio(prepared, prepared+regular)},
 		{"regular_statements_executed", float64(regular)},
 	} {
-		value := row.value
-		addRow(text(row.name), func(r *virtualRow) { r.set("value", types.EncodeDouble(value)) })
+		addRow(text(row.name), func(r *virtualRow) { r.set("value", types.EncodeDouble(row.value)) })
 	}
 }
 
@@ -383,7 +382,6 @@ func addSAIColumnIndexRows(s *schema.Schema, addRow func(pk []byte, fill func(r 
 			if col == nil {
 				continue
 			}
-			ix, t := ix, t
 			addRow(text(t.Keyspace), func(r *virtualRow) {
 				r.set("table_name", text(t.Name)).
 					set("column_name", text(col.Name)).
