@@ -24,11 +24,7 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 	one := &query.Options{Consistency: 1}
 	run := func(n *Node, q string) *query.Result {
 		t.Helper()
-		res, err := n.Executor().Query(ctx, sess, q, one)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return res
+		return mustQuery(t, n, sess, q)
 	}
 	n := startTestNodeConfig(t, cfg)
 	run(n, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
@@ -46,8 +42,20 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Preparing again writes nothing new.
+	written := func() string {
+		t.Helper()
+		res := run(n, fmt.Sprintf("SELECT writetime(query_string) FROM system.prepared_statements WHERE prepared_id = 0x%x", sel.ID))
+		if len(res.Rows) != 1 {
+			t.Fatalf("persisted rows of the SELECT: %d", len(res.Rows))
+		}
+		return fmt.Sprintf("%x", res.Rows[0][0])
+	}
+	before := written()
 	if _, err := n.Executor().Prepare(ctx, sess, "SELECT v FROM ks.t WHERE k = ?", ""); err != nil {
 		t.Fatal(err)
+	}
+	if written() != before {
+		t.Fatal("preparing a known statement wrote its row again")
 	}
 	if got := len(run(n, "SELECT * FROM system.prepared_statements").Rows); got != 3 {
 		t.Fatalf("%d persisted statements, want 3", got)

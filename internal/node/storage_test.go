@@ -41,11 +41,7 @@ func startNodeWith(t testing.TB, dir string, edit func(*Config)) *Node {
 
 func exec(t *testing.T, n *Node, q string) *query.Result {
 	t.Helper()
-	res, err := n.Executor().Query(context.Background(), &query.Session{}, q, &query.Options{Consistency: 1})
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return res
+	return mustQuery(t, n, &query.Session{}, q)
 }
 
 // tombstonesIn reads a partition of ks.t directly from the engine and
