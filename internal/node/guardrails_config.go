@@ -56,6 +56,12 @@ func guardrailFlags(g *query.Guardrails) map[string]*bool {
 // enforce (see README).
 var notEnforcedGuardrails = []string{"data_disk_usage_"}
 
+// isSizeGuardrail reports whether the thresholds of the guardrail are data
+// sizes ("64KiB") rather than counts.
+func isSizeGuardrail(name string) bool {
+	return name == "collection_size" || name == "column_value_size"
+}
+
 // loadGuardrailKey applies one guardrails key; it reports false for keys
 // that are not guardrails.
 func loadGuardrailKey(g *query.Guardrails, k string, v any, log *slog.Logger) (bool, error) {
@@ -66,7 +72,7 @@ func loadGuardrailKey(g *query.Guardrails, k string, v any, log *slog.Logger) (b
 			}
 			var n int64
 			var err error
-			if name == "collection_size" || name == "column_value_size" {
+			if isSizeGuardrail(name) {
 				n, err = toBytes(v)
 			} else {
 				var x int

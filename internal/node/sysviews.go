@@ -267,7 +267,7 @@ func settings(c *Config) []query.Setting {
 	for name, f := range guardrailThresholds(&g) {
 		for i, suffix := range []string{"_warn_threshold", "_fail_threshold"} {
 			n := *f[i]
-			if name == "collection_size" || name == "column_value_size" {
+			if isSizeGuardrail(name) {
 				optSize(name+suffix, n)
 			} else {
 				optCount(name+suffix, n)
