@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cqld/cqld/internal/node"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage/snapshot"
 	"github.com/google/uuid"
@@ -41,7 +41,7 @@ func (s *server) takeSnapshot(r *http.Request) (any, error) {
 	var ttl time.Duration
 	if v := q.Get("ttl"); v != "" {
 		// The server reads it as whole seconds (DurationSpec.IntSecondsBound).
-		d, err := parseDuration(v, time.Second)
+		d, err := node.ParseDurationSpec(v, time.Second)
 		if err == nil && d > math.MaxInt32*time.Second {
 			err = fmt.Errorf("Invalid duration: %s Accepted units:[SECONDS, MINUTES, HOURS, DAYS] where case matters and only non-negative values.", v)
 		}
@@ -308,43 +308,6 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// durationRE is DurationSpec's syntax: a non-negative integer and a unit.
-var durationRE = regexp.MustCompile(`^(\d+)(d|h|s|ms|us|µs|ns|m)$`)
-
-var durationUnits = map[string]time.Duration{
-	"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond,
-	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
-}
-
-var unitNames = map[time.Duration]string{
-	time.Nanosecond: "NANOSECONDS", time.Microsecond: "MICROSECONDS", time.Millisecond: "MILLISECONDS",
-	time.Second: "SECONDS", time.Minute: "MINUTES", time.Hour: "HOURS", 24 * time.Hour: "DAYS",
-}
-
-// parseDuration parses a DurationSpec whose smallest unit is min, with
-// its message.
-func parseDuration(s string, min time.Duration) (time.Duration, error) {
-	m := durationRE.FindStringSubmatch(s)
-	var unit time.Duration
-	if m != nil {
-		unit = durationUnits[m[2]]
-	}
-	if m == nil || unit < min {
-		var accepted []string
-		for _, u := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, time.Minute, time.Hour, 24 * time.Hour} {
-			if u >= min {
-				accepted = append(accepted, unitNames[u])
-			}
-		}
-		return 0, fmt.Errorf("Invalid duration: %s Accepted units:[%s] where case matters and only non-negative values.", s, strings.Join(accepted, ", "))
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > int64((1<<63-1)/unit) {
-		return 0, fmt.Errorf("Invalid duration: %s: too large", s)
-	}
-	return time.Duration(n) * unit, nil
-}
-
 // snapshotCmd is nodetool snapshot.
 func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, now time.Time) error {
 	opts, keyspaces, err := commandOptions(args,
@@ -363,7 +326,7 @@ func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, n
 	options := "{skipFlush=" + strconv.FormatBool(skipFlush)
 	q := url.Values{"tag": {tag}, "skip_flush": {strconv.FormatBool(skipFlush)}}
 	if ttl, ok := opts["--ttl"]; ok {
-		if _, err := parseDuration(ttl, time.Nanosecond); err != nil {
+		if _, err := node.ParseDurationSpec(ttl, time.Nanosecond); err != nil {
 			return errUsage{err.Error()}
 		}
 		options += ", ttl=" + ttl
@@ -485,7 +448,7 @@ func clearSnapshotCmd(ctx context.Context, c *Client, args []string, out io.Writ
 		suffix = " older than timestamp " + olderTS
 	}
 	if hasOlder {
-		d, err := parseDuration(olderThan, time.Second)
+		d, err := node.ParseDurationSpec(olderThan, time.Second)
 		if err != nil {
 			return errUsage{err.Error()}
 		}

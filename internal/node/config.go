@@ -361,23 +361,54 @@ func toDuration(v any) (time.Duration, error) {
 // maxTTL is Cassandra's maximum TTL, 20 years.
 const maxTTL = 630720000 * time.Second
 
-var secondsDuration = regexp.MustCompile(`^(\d+)(d|h|m|s)$`)
+// durationRE is DurationSpec's syntax: a non-negative integer and a unit.
+var durationRE = regexp.MustCompile(`^(\d+)(d|h|s|ms|us|µs|ns|m)$`)
 
-// toSecondsDuration parses a Cassandra 5.0 duration in whole seconds or
-// larger units (DurationSpec.IntSecondsBound): "1d", "3600s".
-func toSecondsDuration(v any) (time.Duration, error) {
-	s := strings.TrimSpace(fmt.Sprint(v))
-	m := secondsDuration.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("invalid duration: %s Accepted units:[SECONDS, MINUTES, HOURS, DAYS] where case matters and only non-negative values", s)
+var durationUnits = map[string]time.Duration{
+	"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond,
+	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
+}
+
+var unitNames = map[time.Duration]string{
+	time.Nanosecond: "NANOSECONDS", time.Microsecond: "MICROSECONDS", time.Millisecond: "MILLISECONDS",
+	time.Second: "SECONDS", time.Minute: "MINUTES", time.Hour: "HOURS", 24 * time.Hour: "DAYS",
+}
+
+// ParseDurationSpec parses a Cassandra duration (DurationSpec: a
+// non-negative integer and a unit) whose smallest unit is min, with
+// DurationSpec's message (nodetool's options, cassandra.yaml's keys).
+func ParseDurationSpec(s string, min time.Duration) (time.Duration, error) {
+	m := durationRE.FindStringSubmatch(s)
+	var unit time.Duration
+	if m != nil {
+		unit = durationUnits[m[2]]
 	}
-	unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}[m[2]]
+	if m == nil || unit < min {
+		var accepted []string
+		for _, u := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, time.Minute, time.Hour, 24 * time.Hour} {
+			if u >= min {
+				accepted = append(accepted, unitNames[u])
+			}
+		}
+		return 0, fmt.Errorf("Invalid duration: %s Accepted units:[%s] where case matters and only non-negative values.", s, strings.Join(accepted, ", "))
+	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n > int64(maxTTL/unit) {
-		// Bounded in the unit, before the product can wrap around.
-		return 0, fmt.Errorf("invalid duration: %s (too large)", s)
+	if err != nil || n > int64((1<<63-1)/unit) {
+		return 0, fmt.Errorf("Invalid duration: %s: too large", s)
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// toSecondsDuration parses a Cassandra 5.0 duration in whole seconds or
+// larger units (DurationSpec.IntSecondsBound): "1d", "3600s", at most
+// Cassandra's maximum TTL.
+func toSecondsDuration(v any) (time.Duration, error) {
+	s := strings.TrimSpace(fmt.Sprint(v))
+	d, err := ParseDurationSpec(s, time.Second)
+	if err == nil && d > maxTTL {
+		err = fmt.Errorf("Invalid duration: %s: too large", s)
+	}
+	return d, err
 }
 
 func toBool(v any) (bool, error) {
