@@ -256,10 +256,24 @@ func (c *Client) Import(ctx context.Context, keyspace, table string, dirs []stri
 // ---------------------------------------------------------------------------
 // Command line.
 
+// option is one option of a command: its spellings, the first of which
+// names it in commandOptions' result, and whether it takes a value.
+type option struct {
+	names  []string
+	valued bool
+}
+
 // commandOptions parses a command's options as airline does: options
-// (with a value when valued says so, also as --name=value) anywhere
-// before "--", the rest positional.
-func commandOptions(args []string, valued map[string]bool, flags map[string]bool) (opts map[string]string, pos []string, err error) {
+// (with a value when valued, also as --name=value) anywhere before "--",
+// the rest positional. Options are keyed by their first spelling; a flag's
+// value is "true".
+func commandOptions(args []string, options ...option) (opts map[string]string, pos []string, err error) {
+	spelled := map[string]*option{}
+	for i := range options {
+		for _, n := range options[i].names {
+			spelled[n] = &options[i]
+		}
+	}
 	opts = map[string]string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -271,8 +285,9 @@ func commandOptions(args []string, valued map[string]bool, flags map[string]bool
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
+		o := spelled[name]
 		switch {
-		case valued[name]:
+		case o != nil && o.valued:
 			if !hasVal {
 				if i+1 >= len(args) {
 					return nil, nil, errUsage{fmt.Sprintf("Required values for option '%s' not provided", name)}
@@ -280,9 +295,9 @@ func commandOptions(args []string, valued map[string]bool, flags map[string]bool
 				i++
 				val = args[i]
 			}
-			opts[name] = val
-		case flags[name] && !hasVal:
-			opts[name] = "true"
+			opts[o.names[0]] = val
+		case o != nil && !hasVal:
+			opts[o.names[0]] = "true"
 		default:
 			return nil, nil, errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", a)}
 		}
@@ -290,39 +305,22 @@ func commandOptions(args []string, valued map[string]bool, flags map[string]bool
 	return opts, pos, nil
 }
 
-// first returns the value of the first of names that is set.
-func first(opts map[string]string, names ...string) (string, bool) {
-	for _, n := range names {
-		if v, ok := opts[n]; ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-func set(names ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
+func flag(names ...string) option   { return option{names: names} }
+func valued(names ...string) option { return option{names: names, valued: true} }
 
 // snapshotCmd is nodetool snapshot.
 func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, now time.Time) error {
-	opts, keyspaces, err := commandOptions(args,
-		set("-t", "--tag", "-cf", "--column-family", "--table", "-kt", "--kt-list", "-kc", "--kc.list", "--ttl"),
-		set("-sf", "--skip-flush"))
+	opts, keyspaces, err := commandOptions(args, valued("-t", "--tag"), valued("-cf", "--column-family", "--table"),
+		valued("-kt", "--kt-list", "-kc", "--kc.list"), valued("--ttl"), flag("-sf", "--skip-flush"))
 	if err != nil {
 		return err
 	}
-	tag, ok := first(opts, "-t", "--tag")
+	tag, ok := opts["-t"]
 	if !ok {
 		tag = strconv.FormatInt(now.UnixMilli(), 10)
 	}
-	table, _ := first(opts, "-cf", "--column-family", "--table")
-	kt, _ := first(opts, "-kt", "--kt-list", "-kc", "--kc.list")
-	skipFlush := opts["-sf"] == "true" || opts["--skip-flush"] == "true"
+	table, kt := opts["-cf"], opts["-kt"]
+	skipFlush := opts["-sf"] == "true"
 	options := "{skipFlush=" + strconv.FormatBool(skipFlush)
 	q := url.Values{"tag": {tag}, "skip_flush": {strconv.FormatBool(skipFlush)}}
 	if ttl, ok := opts["--ttl"]; ok {
@@ -378,15 +376,15 @@ func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, n
 
 // listSnapshotsCmd is nodetool listsnapshots.
 func listSnapshotsCmd(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	opts, pos, err := commandOptions(args, nil, set("-nt", "--no-ttl", "-e", "--ephemeral"))
+	opts, pos, err := commandOptions(args, flag("-nt", "--no-ttl"), flag("-e", "--ephemeral"))
 	if err != nil {
 		return err
 	}
 	if err := noArgs("listsnapshots", pos); err != nil {
 		return err
 	}
-	ephemeral := opts["-e"] == "true" || opts["--ephemeral"] == "true"
-	s, err := c.ListSnapshots(ctx, opts["-nt"] == "true" || opts["--no-ttl"] == "true", ephemeral)
+	ephemeral := opts["-e"] == "true"
+	s, err := c.ListSnapshots(ctx, opts["-nt"] == "true", ephemeral)
 	if err != nil {
 		return err
 	}
@@ -416,7 +414,7 @@ func listSnapshotsCmd(ctx context.Context, c *Client, args []string, out io.Writ
 
 // clearSnapshotCmd is nodetool clearsnapshot.
 func clearSnapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, now time.Time) error {
-	opts, keyspaces, err := commandOptions(args, set("-t", "--older-than", "--older-than-timestamp"), set("--all"))
+	opts, keyspaces, err := commandOptions(args, valued("-t"), valued("--older-than"), valued("--older-than-timestamp"), flag("--all"))
 	if err != nil {
 		return err
 	}
@@ -472,16 +470,16 @@ func clearSnapshotCmd(ctx context.Context, c *Client, args []string, out io.Writ
 // which keeps caches coherent, checks every key and leaves the directory
 // as it was (--copy-data).
 func importCmd(ctx context.Context, c *Client, args []string, out, stderr io.Writer) error {
-	opts, pos, err := commandOptions(args, nil, set("-l", "--keep-level", "-r", "--keep-repaired", "-v", "--no-verify",
-		"-t", "--no-tokens", "-c", "--no-invalidate-caches", "-q", "--quick", "-e", "--extended-verify",
-		"-p", "-cd", "--copy-data", "-ri", "--require-index-components", "-niv", "--no-index-validation"))
+	opts, pos, err := commandOptions(args, flag("-l", "--keep-level"), flag("-r", "--keep-repaired"), flag("-v", "--no-verify"),
+		flag("-t", "--no-tokens"), flag("-c", "--no-invalidate-caches"), flag("-q", "--quick"), flag("-e", "--extended-verify"),
+		flag("-p", "-cd", "--copy-data"), flag("-ri", "--require-index-components"), flag("-niv", "--no-index-validation"))
 	if err != nil {
 		return err
 	}
 	if len(pos) < 3 {
 		return errUsage{"import requires keyspace, table name and directories"}
 	}
-	if opts["-q"] == "true" || opts["--quick"] == "true" {
+	if opts["-q"] == "true" {
 		fmt.Fprintln(out, "Doing a quick import - skipping sstable verification and row cache invalidation")
 	}
 	failed, err := c.Import(ctx, pos[0], pos[1], pos[2:])
