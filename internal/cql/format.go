@@ -823,7 +823,6 @@ func (f *formatter) selectorTerm(t Term) {
 	}
 }
 
-// selectorOperand writes the receiver of a field or element selection.
 // HintNeedsParens reports whether the selector a type hint applies to is
 // written in parentheses: a hint binds tighter than an operator, a field
 // or an element selection.
@@ -835,6 +834,7 @@ func HintNeedsParens(e SelectorExpr) bool {
 	return false
 }
 
+// selectorOperand writes the receiver of a field or element selection.
 func (f *formatter) selectorOperand(e SelectorExpr) {
 	switch e.(type) {
 	case *ArithSel, *NegSel:
