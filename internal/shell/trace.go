@@ -3,13 +3,12 @@ package shell
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cqld/cqld/internal/cql"
 	"github.com/cqld/cqld/internal/types"
 )
 
@@ -59,27 +58,18 @@ type traceEvent struct {
 	elapsed                  *int
 }
 
-// selectFrom finds the table a SELECT reads: FROM [keyspace.]table, each
-// name plain or double-quoted.
-var selectFrom = regexp.MustCompile(`(?is)\bFROM\s+("(?:[^"]|"")+"|\w+)\s*(\.)?`)
-
 // selectsFrom reports whether the SELECT stmt reads a table of keyspace
 // ks, named or as the current keyspace.
 func (s *Shell) selectsFrom(stmt, ks string) bool {
-	m := selectFrom.FindStringSubmatch(stmt)
-	if m == nil {
+	parsed, err := cql.Parse(stmt)
+	sel, ok := parsed.(*cql.Select)
+	if err != nil || !ok {
 		return false
 	}
-	if m[2] == "" {
+	if sel.Table.Keyspace == "" {
 		return s.keyspace == ks
 	}
-	name := m[1]
-	if strings.HasPrefix(name, `"`) {
-		name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
-	} else {
-		name = strings.ToLower(name)
-	}
-	return name == ks
+	return sel.Table.Keyspace == ks
 }
 
 // fetchTrace reads a session as QueryTrace.populate does, at consistency

@@ -62,13 +62,14 @@ Tracing session: 4f2d1f10-e86b-11f1-8b5d-b5a3f63b4b1e
 func TestSelectsFrom(t *testing.T) {
 	s := &Shell{keyspace: "system_traces"}
 	for stmt, want := range map[string]bool{
-		"SELECT * FROM system_traces.sessions":      true,
-		"select * from SYSTEM_TRACES . events":      true,
-		`SELECT * FROM "system_traces"."sessions"`:  true,
-		"SELECT * FROM sessions":                    true, // the current keyspace
-		"SELECT * FROM ks.sessions":                 false,
-		`SELECT * FROM "System_Traces".sessions`:    false,
-		"SELECT from_ FROM ks.t WHERE k = 'FROM x'": false,
+		"SELECT * FROM system_traces.sessions":         true,
+		"select * from SYSTEM_TRACES . events":         true,
+		`SELECT * FROM "system_traces"."sessions"`:     true,
+		"SELECT * FROM sessions":                       true, // the current keyspace
+		"SELECT * FROM ks.sessions":                    false,
+		`SELECT * FROM "System_Traces".sessions`:       false,
+		"SELECT from_ FROM ks.t WHERE k = 'FROM x'":    false,
+		"SELECT * FROM /* c */ system_traces.sessions": true,
 	} {
 		if got := s.selectsFrom(stmt, "system_traces"); got != want {
 			t.Errorf("selectsFrom(%q) = %v, want %v", stmt, got, want)
