@@ -44,6 +44,7 @@ type SnapshotInfo struct {
 
 // ClientInfo is one connection of system_views.clients (ConnectedClient).
 type ClientInfo struct {
+	// Address is 4 bytes for IPv4, 16 for IPv6 (an inet value).
 	Address  net.IP
 	Port     int
 	Hostname string
@@ -126,11 +127,7 @@ func (e *Executor) addSystemViewsRows(v *virtualTable, s *schema.Schema, addRow 
 	switch {
 	case name == "clients":
 		for _, c := range src.Clients() {
-			addr := c.Address
-			if v4 := addr.To4(); v4 != nil {
-				addr = v4
-			}
-			addRow([]byte(addr), func(r *virtualRow) {
+			addRow([]byte(c.Address), func(r *virtualRow) {
 				r.set("hostname", optText(c.Hostname)).
 					set("username", optText(c.Username)).
 					set("connection_stage", text(c.Stage)).

@@ -38,11 +38,13 @@ func (s *Server) Clients() []query.ClientInfo {
 			continue
 		}
 		ci := query.ClientInfo{
-			Address:         a.IP,
-			Port:            a.Port,
-			Hostname:        a.IP.String(),
-			Stage:           stageNames[c.stage.Load()],
-			ProtocolVersion: int(c.sharedVersion.Load()),
+			Address:  c.clientIP(),
+			Port:     a.Port,
+			Hostname: a.IP.String(),
+			Stage:    stageNames[c.stage.Load()],
+			// Set before the STARTUP that listed the connection, never
+			// after: listed's load orders this read after the write.
+			ProtocolVersion: int(c.version),
 			Requests:        c.requests.Load(),
 		}
 		c.sessMu.Lock()

@@ -83,8 +83,6 @@ type conn struct {
 	stage    atomic.Uint32
 	requests atomic.Int64
 	startup  map[string]string
-	// sharedVersion is version, for other goroutines.
-	sharedVersion atomic.Uint32
 
 	sessMu sync.Mutex
 	sess   query.Session
@@ -186,7 +184,6 @@ func (c *conn) negotiate() error {
 	v := b[0] & 0x7f
 	if v >= 3 && v <= 5 {
 		c.version = v
-		c.sharedVersion.Store(uint32(v))
 		return nil
 	}
 	body := appendString(appendInt(nil, int32(cqlerr.ProtocolError)), unsupportedVersionMessage(v))
