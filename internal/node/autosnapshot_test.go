@@ -13,12 +13,12 @@ import (
 
 // TestAutoSnapshotFailure: when the snapshot before a TRUNCATE or a DROP
 // cannot be taken, TRUNCATE fails and leaves the data, and DROP TABLE
-// reports the failure and keeps the data (the table is gone; recreating
-// it with its id, as the snapshot's schema.cql would, finds the rows).
+// reports the failure and keeps the data; its id stays taken, and the next
+// start snapshots the data and removes it.
 func TestAutoSnapshotFailure(t *testing.T) {
 	dir := t.TempDir()
 	n := startTestNode(t, dir)
-	defer stopTestNode(t, n)
+	defer func() { stopTestNode(t, n) }()
 	sess := &query.Session{}
 	mustQuery(t, n, sess, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustQuery(t, n, sess, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
@@ -49,8 +49,24 @@ func TestAutoSnapshotFailure(t *testing.T) {
 	if n.Schema().Current().Table("ks", "t") != nil {
 		t.Fatal("the table was not dropped")
 	}
-	mustQuery(t, n, sess, "CREATE TABLE ks.t (k int PRIMARY KEY, v int) WITH ID = "+id.String())
-	if res := mustQuery(t, n, sess, "SELECT * FROM ks.t"); len(res.Rows) != 1 {
-		t.Fatalf("the dropped table's data: %d rows", len(res.Rows))
+	create := "CREATE TABLE ks.t (k int PRIMARY KEY, v int) WITH ID = " + id.String()
+	if err := run(create); err == nil || !strings.Contains(err.Error(), "is still used by the data of dropped ks.t, not yet removed") {
+		t.Fatalf("CREATE TABLE WITH ID of the kept data: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "snapshots", "ks")); err != nil {
+		t.Fatal(err)
+	}
+	stopTestNode(t, n)
+	n = startTestNode(t, dir)
+	if rs := n.Schema().PendingRemovals(); len(rs) != 0 {
+		t.Fatalf("pending after the start: %v", rs)
+	}
+	snaps := n.Snapshots().List()
+	if len(snaps) != 1 || !strings.HasPrefix(snaps[0].Tag, "dropped-") || snaps[0].TableID != id {
+		t.Fatalf("snapshots after the start: %+v", snaps)
+	}
+	mustQuery(t, n, sess, create)
+	if res := mustQuery(t, n, sess, "SELECT * FROM ks.t"); len(res.Rows) != 0 {
+		t.Fatalf("the dropped table's data was not removed: %d rows", len(res.Rows))
 	}
 }

@@ -232,6 +232,13 @@ func (n *Node) start() error {
 	} else if loaded > 0 || removed > 0 {
 		n.log.Info(fmt.Sprintf("Preloaded %d prepared statements", loaded), "removed", removed)
 	}
+	// Dropped data whose removal a stop interrupted: before serving, so
+	// that its ids are free again.
+	if removed, err := n.exec.RemoveDropped(context.Background()); err != nil {
+		n.log.Warn("removing the data of dropped tables", "removed", removed, "err", err)
+	} else if removed > 0 {
+		n.log.Info(fmt.Sprintf("Removed the data of %d dropped tables and indexes", removed))
+	}
 	tcfg := transport.Config{Logger: n.log, CQLVersion: query.CQLVersion}
 	if n.auth != nil {
 		tcfg.Authenticator = n.auth

@@ -47,22 +47,47 @@ func keyspaceOrEmpty(s *schema.Schema, name string) *schema.Keyspace {
 	return &schema.Keyspace{Name: name}
 }
 
-// dropData discards the data of a dropped table or view, and of its
-// indexes, after its auto-snapshot; ks is its keyspace as it was before the
-// drop (its user types go into the snapshot). It runs to the end even if
+// removeDropped removes the data of a dropped table or view, and of its
+// indexes, after its auto-snapshot, or the data of a dropped index, then
+// records the removal done (see schema.Removal). It runs to the end even if
 // the request is cancelled: the schema change is done. When the snapshot
-// fails, the data is kept (unreachable, but not lost) and the error is
-// the client's, as Cassandra's DROP reports a failed snapshot. Views are
-// not looked up by name: DROP TABLE is refused while a table has views,
-// and DROP KEYSPACE drops each of them itself.
-func (e *Executor) dropData(ctx context.Context, ks *schema.Keyspace, t *schema.Table) error {
+// fails, the data is kept (unreachable, but not lost; the removal is tried
+// again at the next start) and the error is the client's, as Cassandra's
+// DROP reports a failed snapshot; a failed removal is tried again at the
+// next start too. Views are not looked up by name: DROP TABLE is refused
+// while a table has views, and DROP KEYSPACE drops each of them itself.
+func (e *Executor) removeDropped(ctx context.Context, r schema.Removal) error {
 	ctx = context.WithoutCancel(ctx)
-	if err := e.autoSnapshot(ctx, droppedPrefix, ks, t); err != nil {
-		e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept", "keyspace", t.Keyspace, "table", t.Name, "err", err)
-		return cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)
+	t := r.Table
+	if r.Index != nil {
+		if err := e.cfg.Coordinator.Truncate(ctx, r.Index.Table(t)); err != nil {
+			e.cfg.Logger.Warn("dropping data of dropped index", "keyspace", t.Keyspace, "index", r.Index.Name, "err", err)
+			return nil
+		}
+	} else {
+		if err := e.autoSnapshot(ctx, droppedPrefix, r.Keyspace, t); err != nil {
+			e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+			return cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)
+		}
+		if err := e.truncateTable(ctx, t); err != nil {
+			e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+			return nil
+		}
 	}
-	if err := e.truncateTable(ctx, t); err != nil {
-		e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+	if err := e.cfg.Schema.Removed(r); err != nil {
+		e.cfg.Logger.Warn("recording dropped data removed", "keyspace", t.Keyspace, "table", t.Name, "err", err)
 	}
 	return nil
+}
+
+// RemoveDropped finishes the removals of dropped data that a stop
+// interrupted (the node calls it at start, before serving) and returns how
+// many it did.
+func (e *Executor) RemoveDropped(ctx context.Context) (int, error) {
+	var errs []error
+	rs := e.cfg.Schema.PendingRemovals()
+	for _, r := range rs {
+		errs = append(errs, e.removeDropped(ctx, r))
+	}
+	return len(rs) - len(e.cfg.Schema.PendingRemovals()), errors.Join(errs...)
 }

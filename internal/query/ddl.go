@@ -398,7 +398,7 @@ func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Res
 	}
 	var errs []error
 	for _, t := range ks.Tables {
-		if err := e.dropData(ctx, ks, t); err != nil {
+		if err := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: t}); err != nil {
 			errs = append(errs, err)
 		}
 		e.dropped(ctx, DataResource(ks.Name, t.Name))
@@ -825,7 +825,7 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		if t == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		dropErr := e.dropData(ctx, ks, t)
+		dropErr := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: t})
 		e.dropped(ctx, DataResource(ksName, t.Name))
 		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name})
 		if dropErr != nil {

@@ -837,9 +837,8 @@ func (e *Executor) compileDropIndex(c *compiled, st *cql.DropIndex, keyspace str
 		if ref == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		if err := e.cfg.Coordinator.Truncate(ctx, ref.Index.Table(ref.Table)); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped index", "keyspace", ksName, "index", ref.Index.Name, "err", err)
-		}
+		// A DROP INDEX takes no snapshot: removeDropped returns no error.
+		_ = e.removeDropped(ctx, schema.Removal{Table: ref.Table, Index: ref.Index})
 		return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: ksName, Name: ref.Table.Name}), nil
 	}
 	return nil

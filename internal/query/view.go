@@ -515,7 +515,7 @@ func (e *Executor) compileDropView(c *compiled, st *cql.DropMaterializedView, ke
 		if v == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		dropErr := e.dropData(ctx, ks, v)
+		dropErr := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: v})
 		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: v.Name})
 		if dropErr != nil {
 			return nil, dropErr

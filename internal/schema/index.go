@@ -260,7 +260,7 @@ func (m *Manager) CreateIndex(ks, table string, ix *Index, ifNotExists bool, val
 			}
 		}
 		ix.ID = IndexID(t.ID, ix.Name)
-		if err := checkIDFree(kss, ix.ID); err != nil {
+		if err := m.checkIDFree(kss, ix.ID); err != nil {
 			return false, err // a table created WITH ID holds it
 		}
 		kss[ks] = k.withTable(table, t.WithIndexes(append(t.Indexes, ix)))
@@ -272,23 +272,23 @@ func (m *Manager) CreateIndex(ks, table string, ix *Index, ifNotExists bool, val
 // on (the new table version); ref is nil when it did not exist and ifExists
 // is set.
 func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err error) {
-	_, err = m.update(func(kss map[string]*Keyspace) (bool, error) {
+	_, err = m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		k, ok := kss[ks]
 		if !ok {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
 			// DropIndexStatement looks the index up in the keyspace: a
 			// missing keyspace is a missing index.
-			return false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
+			return nil, false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
 		}
 		r := k.FindIndex(name)
 		if r == nil {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
 			// Cassandra's message, stray quote included.
-			return false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
+			return nil, false, cqlerr.Invalidf("Index '%s.%s' doesn't exist'", ks, name)
 		}
 		var keep []*Index
 		for _, ix := range r.Table.Indexes {
@@ -299,7 +299,7 @@ func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err 
 		nt := r.Table.WithIndexes(keep)
 		kss[ks] = k.withTable(nt.Name, nt)
 		ref = &IndexRef{Table: nt, Index: r.Index}
-		return true, nil
+		return []Removal{{Keyspace: k, Table: r.Table, Index: r.Index}}, true, nil
 	})
 	return ref, err
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,8 @@ type Manager struct {
 	mu    sync.Mutex // serializes changes
 	cur   atomic.Pointer[Schema]
 	store MetaStore
+	// pending are the removals not yet done (guarded by mu).
+	pending []Removal
 }
 
 // NewManager loads the persisted schema (if any) and adds the system
@@ -75,6 +78,9 @@ func NewManager(store MetaStore) (*Manager, error) {
 			}
 			sysRepl = p.SystemReplication
 			version = p.Version
+			if m.pending, err = p.decodeRemovals(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if version == uuid.Nil {
@@ -100,6 +106,15 @@ func (m *Manager) Current() *Schema { return m.cur.Load() }
 // update runs fn on a shallow copy of the keyspace map and publishes the
 // result when fn reports a change.
 func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool, error) {
+	return m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
+		changed, err := fn(kss)
+		return nil, changed, err
+	})
+}
+
+// updateRemoving is update for the changes that drop data: the removals fn
+// returns are persisted with the new schema (see Removal).
+func (m *Manager) updateRemoving(fn func(kss map[string]*Keyspace) ([]Removal, bool, error)) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := m.cur.Load()
@@ -107,7 +122,7 @@ func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool,
 	for n, ks := range old.Keyspaces {
 		kss[n] = ks
 	}
-	changed, err := fn(kss)
+	removals, changed, err := fn(kss)
 	if err != nil || !changed {
 		return false, err
 	}
@@ -117,17 +132,30 @@ func (m *Manager) update(fn func(kss map[string]*Keyspace) (bool, error)) (bool,
 		}
 	}
 	next := &Schema{Keyspaces: kss, Version: tracing.NewTimeUUID()}
-	if m.store != nil {
-		b, err := json.Marshal(encodeSchema(next))
-		if err != nil {
-			return false, cqlerr.Serverf("schema: encoding: %v", err)
-		}
-		if err := m.store.PutMeta(metaKey, b); err != nil {
-			return false, cqlerr.Serverf("schema: persisting: %v", err)
-		}
+	pending := append(slices.Clip(m.pending), removals...)
+	if err := m.persist(next, pending); err != nil {
+		return false, err
 	}
+	m.pending = pending
 	m.cur.Store(next)
 	return true, nil
+}
+
+// persist writes schema s with the removals still pending; m.mu is held.
+func (m *Manager) persist(s *Schema, pending []Removal) error {
+	if m.store == nil {
+		return nil
+	}
+	p := encodeSchema(s)
+	p.Removals = encodeRemovals(pending)
+	b, err := json.Marshal(p)
+	if err != nil {
+		return cqlerr.Serverf("schema: encoding: %v", err)
+	}
+	if err := m.store.PutMeta(metaKey, b); err != nil {
+		return cqlerr.Serverf("schema: persisting: %v", err)
+	}
+	return nil
 }
 
 // IsSystemKeyspace reports whether name is one of the keyspaces cqld owns.
@@ -214,20 +242,24 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 // did not exist and ifExists is set).
 func (m *Manager) DropKeyspace(name string, ifExists bool) (*Keyspace, error) {
 	var dropped *Keyspace
-	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
+	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		ks, ok := kss[name]
 		if !ok {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
-			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
+			return nil, false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", name)
 		}
 		if err := protectSystem(name, "DROP", ""); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		delete(kss, name)
 		dropped = ks
-		return true, nil
+		var removals []Removal
+		for _, tn := range ks.TableNames() {
+			removals = append(removals, Removal{Keyspace: ks, Table: ks.Tables[tn]})
+		}
+		return removals, true, nil
 	})
 	return dropped, err
 }
@@ -248,7 +280,7 @@ func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
 			}
 			return false, cqlerr.TableExists(t.Keyspace, t.Name)
 		}
-		if err := checkIDFree(kss, t.ID); err != nil {
+		if err := m.checkIDFree(kss, t.ID); err != nil {
 			return false, err
 		}
 		kss[t.Keyspace] = ks.withTable(t.Name, t)
@@ -257,9 +289,15 @@ func (m *Manager) CreateTable(t *Table, ifNotExists bool) (bool, error) {
 }
 
 // checkIDFree refuses an id under which a table, view or index of the
-// schema (system tables included) stores its data: an id given WITH ID
-// must not read or overwrite another's data.
-func checkIDFree(kss map[string]*Keyspace, id uuid.UUID) error {
+// schema (system tables included) stores its data, or dropped data not yet
+// removed lies: an id given WITH ID must not read or overwrite another's
+// data. m.mu is held.
+func (m *Manager) checkIDFree(kss map[string]*Keyspace, id uuid.UUID) error {
+	for _, r := range m.pending {
+		if slices.Contains(r.ids(), id) {
+			return cqlerr.Invalidf("Table id %s is still used by the data of dropped %s, not yet removed", id, r.name())
+		}
+	}
 	for _, k := range kss {
 		for _, o := range k.Tables {
 			if o.ID == id {
@@ -279,34 +317,34 @@ func checkIDFree(kss map[string]*Keyspace, id uuid.UUID) error {
 // exist and ifExists is set).
 func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) {
 	var dropped *Table
-	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
+	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		ks, ok := kss[ksName]
 		if !ok {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
-			return false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ksName)
+			return nil, false, cqlerr.Invalidf("Keyspace '%s' doesn't exist", ksName)
 		}
 		t, ok := ks.Tables[name]
 		if !ok {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
-			return false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
+			return nil, false, cqlerr.Invalidf("Table '%s.%s' doesn't exist", ksName, name)
 		}
 		if err := protectSystem(ksName, "DROP", name); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		if t.IsView() {
-			return false, cqlerr.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
+			return nil, false, cqlerr.Invalidf("Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW instead.")
 		}
 		if len(t.Views) > 0 {
 			// Cassandra's message prints the keyspace where it means the views.
-			return false, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ksName)
+			return nil, false, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ksName)
 		}
 		kss[ksName] = ks.withTable(name, nil)
 		dropped = t
-		return true, nil
+		return []Removal{{Keyspace: ks, Table: t}}, true, nil
 	})
 	return dropped, err
 }
@@ -374,6 +412,8 @@ type persistedSchema struct {
 	// SystemReplication keeps ALTER KEYSPACE of the replicated system
 	// keyspaces (system_auth, ...), whose tables are cqld's own.
 	SystemReplication map[string]persistedKeyspace `json:"system_replication,omitempty"`
+	// Removals are the pending removals of dropped data.
+	Removals []persistedRemoval `json:"removals,omitempty"`
 }
 
 type persistedKeyspace struct {
@@ -460,8 +500,7 @@ func encodeTable(t *Table) persistedTable {
 // keyspace's user types, as the node persists its schema (a snapshot's
 // record of the table its data was written with).
 func MarshalTable(ks *Keyspace, t *Table) ([]byte, error) {
-	pk := persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
-		Types: encodeTypes(ks), Tables: []persistedTable{encodeTable(t)}}
+	pk := oneTable(ks, t)
 	return json.MarshalIndent(&pk, "", "  ")
 }
 
@@ -471,14 +510,27 @@ func UnmarshalTable(b []byte) (*Table, error) {
 	if err := json.Unmarshal(b, &pk); err != nil {
 		return nil, fmt.Errorf("schema: table definition: %w", err)
 	}
+	_, t, err := decodeOneTable(pk)
+	return t, err
+}
+
+// oneTable is keyspace ks persisted with its user types and table t alone.
+func oneTable(ks *Keyspace, t *Table) persistedKeyspace {
+	return persistedKeyspace{Name: ks.Name, Replication: ks.Replication, DurableWrites: ks.DurableWrites,
+		Types: encodeTypes(ks), Tables: []persistedTable{encodeTable(t)}}
+}
+
+// decodeOneTable decodes what oneTable encoded.
+func decodeOneTable(pk persistedKeyspace) (*Keyspace, *Table, error) {
 	if len(pk.Tables) != 1 {
-		return nil, fmt.Errorf("schema: table definition: %d tables", len(pk.Tables))
+		return nil, nil, fmt.Errorf("schema: table definition: %d tables", len(pk.Tables))
 	}
 	kss, err := (&persistedSchema{Keyspaces: []persistedKeyspace{pk}}).decode()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return kss[pk.Name].Tables[pk.Tables[0].Name], nil
+	ks := kss[pk.Name]
+	return ks, ks.Tables[pk.Tables[0].Name], nil
 }
 
 func (p *persistedSchema) decode() (map[string]*Keyspace, error) {

@@ -64,7 +64,7 @@ func (m *Manager) CreateView(v *Table, ifNotExists bool, validate func(base *Tab
 		if err := validate(base); err != nil {
 			return false, err
 		}
-		if err := checkIDFree(kss, v.ID); err != nil {
+		if err := m.checkIDFree(kss, v.ID); err != nil {
 			return false, err
 		}
 		v.View.BaseID = base.ID
@@ -79,14 +79,14 @@ func (m *Manager) CreateView(v *Table, ifNotExists bool, validate func(base *Tab
 // exist and ifExists is set).
 func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 	var dropped *Table
-	_, err := m.update(func(kss map[string]*Keyspace) (bool, error) {
+	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		// DropViewStatement.apply: a missing keyspace is a missing view.
 		k, v, err := findView(kss, ks, name)
 		if err != nil {
 			if ifExists {
-				return false, nil
+				return nil, false, nil
 			}
-			return false, err
+			return nil, false, err
 		}
 		nk := k.withTable(name, nil)
 		if base := nk.Tables[v.View.BaseName]; base != nil {
@@ -100,7 +100,7 @@ func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 		}
 		kss[ks] = nk
 		dropped = v
-		return true, nil
+		return []Removal{{Keyspace: k, Table: v}}, true, nil
 	})
 	return dropped, err
 }
