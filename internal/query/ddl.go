@@ -52,25 +52,6 @@ type replication struct {
 	warnings []string
 }
 
-// fullRF is the replication factor of a stored replication map (the sum
-// over the datacenters for NetworkTopologyStrategy).
-func fullRF(r map[string]string) int {
-	total := 0
-	for k, v := range r {
-		if k == "class" {
-			continue
-		}
-		if strings.HasSuffix(r["class"], ".SimpleStrategy") && k != "replication_factor" {
-			continue
-		}
-		all, trans, _ := strings.Cut(v, "/")
-		a, _ := strconv.Atoi(strings.TrimSpace(all))
-		t, _ := strconv.Atoi(strings.TrimSpace(trans))
-		total += a - t
-	}
-	return total
-}
-
 // localDatacenter is the datacenter of this node (system.local data_center).
 func (e *Executor) localDatacenter() string {
 	if e.cfg.Node != nil {
@@ -198,7 +179,7 @@ func replicationOptions(ks string, in, prev map[string]string, dc string, defaul
 		for k, v := range opts {
 			r.options[k] = v
 		}
-	case "org.apache.cassandra.locator.LocalStrategy":
+	case schema.LocalStrategyClass:
 		return nil, cqlerr.Invalidf("Unable to use given strategy class: LocalStrategy is reserved for internal use.")
 	case "org.apache.cassandra.locator.OldNetworkTopologyStrategy":
 		return nil, cqlerr.ConfigErrorf("The support for the OldNetworkTopologyStrategy has been removed in C* version 4.0. The keyspace strategy should be switch to NetworkTopologyStrategy")
@@ -213,21 +194,16 @@ func replicationOptions(ks string, in, prev map[string]string, dc string, defaul
 // AbstractReplicationStrategy.maybeWarnOnOptions for a keyspace of this
 // one-node cluster: a replication factor above the number of nodes.
 func replicationWarnings(ks string, r map[string]string, localDC string) []string {
-	full := func(v string) int {
-		all, trans, _ := strings.Cut(v, "/")
-		a, _ := strconv.Atoi(strings.TrimSpace(all))
-		t, _ := strconv.Atoi(strings.TrimSpace(trans))
-		return a - t
-	}
+	k := &schema.Keyspace{Replication: r}
 	var out []string
 	switch r["class"] {
 	case schema.SimpleStrategyClass:
-		if n := full(r["replication_factor"]); n > 1 {
+		if n := k.ReplicationFactor(""); n > 1 {
 			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1", n, ks))
 		}
 	case schema.NetworkTopologyClass:
 		// Datacenters without nodes are not warned about.
-		if n := full(r[localDC]); n > 1 {
+		if n := k.ReplicationFactor(localDC); n > 1 {
 			out = append(out, fmt.Sprintf("Your replication factor %d for keyspace %s is higher than the number of nodes 1 for datacenter %s", n, ks, localDC))
 		}
 	}
@@ -370,7 +346,7 @@ func (e *Executor) compileAlterKeyspace(c *compiled, st *cql.AlterKeyspace) erro
 			}
 			warnings = w
 			// AlterKeyspaceStatement.clientWarnings
-			if fullRF(old.Replication) < fullRF(ks.Replication) {
+			if old.ReplicationFactor("") < ks.ReplicationFactor("") {
 				warnings = append(warnings, "When increasing replication factor you need to run a full (-full) repair to distribute the data.")
 			}
 			return ks, nil

@@ -18,7 +18,7 @@ const (
 	SystemDistributed    = "system_distributed"
 	SystemTracesKeyspace = "system_traces"
 	SystemViews          = "system_views"
-	localStrategy        = "org.apache.cassandra.locator.LocalStrategy"
+	LocalStrategyClass   = "org.apache.cassandra.locator.LocalStrategy"
 	SimpleStrategyClass  = "org.apache.cassandra.locator.SimpleStrategy"
 	NetworkTopologyClass = "org.apache.cassandra.locator.NetworkTopologyStrategy"
 )
@@ -141,7 +141,7 @@ func withParams(specs ...string) []string {
 // SystemKeyspaces returns fresh definitions of the system keyspaces with
 // their Cassandra 5.0 column layouts.
 func SystemKeyspaces() map[string]*Keyspace {
-	local := map[string]string{"class": localStrategy}
+	local := map[string]string{"class": LocalStrategyClass}
 	mk := func(name string, repl map[string]string, tables ...*Table) *Keyspace {
 		ks := &Keyspace{Name: name, Replication: repl, DurableWrites: true, Tables: map[string]*Table{},
 			Virtual: IsVirtualKeyspace(name)}
