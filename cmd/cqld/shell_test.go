@@ -238,7 +238,13 @@ func TestShellTracing(t *testing.T) {
 	}
 	// The shell's driver prepares the INSERT: its first run prints the
 	// PREPARE's trace (with "Parsing") and the EXECUTE's.
-	out, errOut, code = runShellCmd(t, "CONSISTENCY ALL\nTRACING ON\n"+
+	// cqlsh reads the trace at its consistency level: ALL cannot be had
+	// from system_traces (replication factor 2) on one node.
+	_, errOut, _ = runShellCmd(t, "CONSISTENCY ALL\nTRACING ON\nSELECT * FROM ks.users;\n", host, port)
+	if want := `Unable to fetch query trace: Unavailable: Error from server: code=1000 [Unavailable exception] message="Cannot achieve consistency level ALL" info={'consistency': 'ALL', 'required_replicas': 2, 'alive_replicas': 1}`; !strings.Contains(errOut, want) {
+		t.Errorf("traced select at ALL: stderr %q, want %q", errOut, want)
+	}
+	out, errOut, code = runShellCmd(t, "CONSISTENCY ONE\nTRACING ON\n"+
 		"INSERT INTO ks.users (userid, firstname, lastname, age) VALUES (550e8400-e29b-41d4-a716-446655440000, 'Frodo', 'Baggins', 32);\n"+
 		"SELECT firstname, lastname FROM ks.users WHERE userid = 550e8400-e29b-41d4-a716-446655440000;\n", host, port)
 	for _, want := range []string{"Tracing session: ", " 127.0.0.1 ", "Parsing INSERT INTO ks.users ", "Request complete ", " Frodo |  Baggins",

@@ -49,6 +49,8 @@ func (noData) Read(context.Context, *schema.Table, query.Consistency, *mutation.
 	return nil, nil
 }
 func (noData) Truncate(context.Context, *schema.Table) error { return nil }
+
+func (noData) CheckWrite(*schema.Table, query.Consistency) error { return nil }
 func (noData) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration) error {
 	return nil
 }

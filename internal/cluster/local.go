@@ -20,10 +20,12 @@ import (
 // Local is the coordinator of a single-node cluster: every command goes to
 // the local engine, and every consistency level is satisfied by this one
 // replica except those that need more live replicas than a keyspace's
-// replication can offer on one node.
+// replication can offer on one node (see checkAvailable).
 type Local struct {
 	engine    storage.Engine
 	snapshots *snapshot.Manager
+	schema    *schema.Manager
+	dc        string
 	// stripes are the partition locks of LockPartitions: a buffered
 	// channel of capacity one per stripe, so that waiting can be cancelled.
 	stripes [lockStripes]chan struct{}
@@ -61,10 +63,10 @@ func (l *Local) TableTimers(id [16]byte) *Timers {
 
 var _ query.Coordinator = (*Local)(nil)
 
-// NewLocal returns a coordinator over engine, taking snapshots with
-// snapshots.
-func NewLocal(engine storage.Engine, snapshots *snapshot.Manager) *Local {
-	l := &Local{engine: engine, snapshots: snapshots}
+// NewLocal returns the coordinator of a node of datacenter dc over engine,
+// taking snapshots with snapshots; sm gives the keyspaces' replication.
+func NewLocal(engine storage.Engine, snapshots *snapshot.Manager, sm *schema.Manager, dc string) *Local {
+	l := &Local{engine: engine, snapshots: snapshots, schema: sm, dc: dc}
 	for i := range l.stripes {
 		l.stripes[i] = make(chan struct{}, 1)
 	}
@@ -77,6 +79,9 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 		return cqlerr.Invalidf("You must use conditional updates for serializable writes")
 	}
 	tracing.Trace(ctx, tracing.RequestThread, "Determining replicas for mutation")
+	if err := l.checkAvailable(t, cl, false); err != nil {
+		return err
+	}
 	tm := &l.tableTimers(t.ID).Write
 	start := tm.StartSampled()
 	err := l.engine.Apply(ctx, t, updates...)
@@ -95,6 +100,15 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error) {
 	if cl == query.Any {
 		return nil, cqlerr.Invalidf("ANY ConsistencyLevel is only supported for writes")
+	}
+	if (cl == query.Serial || cl == query.LocalSerial) && cmd.Key != nil {
+		// A Paxos read (and an LWT's): the participants, then the
+		// read of the current value at (LOCAL_)QUORUM.
+		if err := l.checkPaxos(t, cl); err != nil {
+			return nil, err
+		}
+	} else if err := l.checkAvailable(t, cl, true); err != nil {
+		return nil, err
 	}
 	if cmd.Key == nil && tracing.FromContext(ctx) != nil {
 		// One node owns the whole ring, and cqld reads a token range in
@@ -124,6 +138,11 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 			Consistency: uint16(cl), Received: 0, BlockFor: 1}
 	}
 	return parts, nil
+}
+
+// CheckWrite implements query.Coordinator.
+func (l *Local) CheckWrite(t *schema.Table, cl query.Consistency) error {
+	return l.checkAvailable(t, cl, false)
 }
 
 // Truncate implements query.Coordinator.

@@ -30,6 +30,9 @@ import (
 //	----                 "error <Code>: <message>"
 //	...
 //
+// Both run at consistency ONE unless given cl=LEVEL (and serial=LEVEL for
+// the serial consistency), e.g. "exec cl=QUORUM serial=LOCAL_SERIAL".
+//
 // Lines "#config key: value" anywhere in a file are cassandra.yaml settings
 // for its node (e.g. "#config materialized_views_enabled: true").
 //
@@ -57,11 +60,12 @@ func TestLogic(t *testing.T) {
 		ex := n.Executor()
 		ctx := context.Background()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			cl, serial := levelArg(t, d, "cl", query.One), levelArg(t, d, "serial", 0)
 			switch d.Cmd {
 			case "exec":
 				var out []string
 				for _, stmt := range splitStatements(d.Input) {
-					res, err := ex.Query(ctx, sess, stmt, &query.Options{Consistency: 1})
+					res, err := ex.Query(ctx, sess, stmt, &query.Options{Consistency: uint16(cl), SerialConsistency: uint16(serial)})
 					if err != nil {
 						out = append(out, formatErr(err))
 						continue
@@ -83,7 +87,7 @@ func TestLogic(t *testing.T) {
 					page = int32(p)
 				}
 				var b strings.Builder
-				opts := &query.Options{Consistency: 1, PageSize: page}
+				opts := &query.Options{Consistency: uint16(cl), SerialConsistency: uint16(serial), PageSize: page}
 				first := true
 				for {
 					res, err := ex.Query(ctx, sess, strings.TrimSpace(d.Input), opts)
@@ -114,7 +118,7 @@ func TestLogic(t *testing.T) {
 					if res.PagingState == nil {
 						break
 					}
-					opts = &query.Options{Consistency: 1, PageSize: page, PagingState: res.PagingState}
+					opts = &query.Options{Consistency: uint16(cl), SerialConsistency: uint16(serial), PageSize: page, PagingState: res.PagingState}
 				}
 				return b.String()
 			default:
@@ -125,8 +129,26 @@ func TestLogic(t *testing.T) {
 	})
 }
 
+// levelArg returns the consistency level named by argument key, or def.
+func levelArg(t *testing.T, d *datadriven.TestData, key string, def query.Consistency) query.Consistency {
+	if !d.HasArg(key) {
+		return def
+	}
+	var name string
+	d.ScanArgs(t, key, &name)
+	cl, ok := query.ConsistencyByName(name)
+	if !ok {
+		t.Fatalf("%s: unknown consistency level %q", d.Pos, name)
+	}
+	return cl
+}
+
 func formatErr(err error) string {
 	e := cqlerr.As(err)
+	if e.Code == cqlerr.Unavailable {
+		return fmt.Sprintf("error %s: %s (consistency %s, required %d, alive %d)", e.Code, e.Message,
+			query.ConsistencyName(query.Consistency(e.Consistency)), e.Required, e.Alive)
+	}
 	return fmt.Sprintf("error %s: %s", e.Code, e.Message)
 }
 

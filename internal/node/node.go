@@ -85,6 +85,12 @@ func (n *Node) expireSnapshots() {
 	}
 }
 
+// The node's datacenter and rack (SimpleSnitch's).
+const (
+	dataCenter = "datacenter1"
+	rack       = "rack1"
+)
+
 // murmur3 adapts the ring to query.Partitioner.
 type murmur3 struct{}
 
@@ -183,13 +189,13 @@ func (n *Node) start() error {
 	}
 	port := n.ln.Addr().(*net.TCPAddr).Port
 	n.info = query.LocalInfo{
-		ClusterName: cfg.ClusterName, HostID: hostID, DataCenter: "datacenter1", Rack: "rack1",
+		ClusterName: cfg.ClusterName, HostID: hostID, DataCenter: dataCenter, Rack: rack,
 		ListenAddress: ipBytes(listenIP), RPCAddress: ipBytes(rpcIP), NativePort: port, ListenPort: 7000,
 		ReleaseVersion: query.ReleaseVersion, Tokens: tokens, GossipGeneration: int32(time.Now().Unix()),
 	}
 	n.snapshots = snapshot.New(snapshot.Options{DataDir: cfg.DataDir, Engine: n.engine,
 		SchemaCQL: query.SnapshotSchemaCQL, Logger: n.log})
-	coord := cluster.NewLocal(n.engine, n.snapshots)
+	coord := cluster.NewLocal(n.engine, n.snapshots, n.schema, dataCenter)
 	var security query.Security
 	if ac := cfg.authConfig(); ac.Enabled() {
 		n.auth = auth.New(ac, nil, n.log)

@@ -49,8 +49,6 @@ const (
 	zeroVectorCosineError              = "Zero vectors cannot be indexed or queried with cosine similarity"
 	// maxTopK is SAI_VECTOR_SEARCH_MAX_TOP_K's default.
 	maxTopK = 1000
-	// nodeLocal is the NODE_LOCAL consistency level.
-	nodeLocal Consistency = 0x000B
 )
 
 // annPlan is the ANN ordering of a SELECT.
@@ -264,7 +262,7 @@ func (e *Executor) executeAnn(ctx context.Context, c *compiled, opts *Options) (
 	switch cl {
 	case Serial, LocalSerial:
 		return nil, cqlerr.Invalidf(topKConsistencyLevelError, ConsistencyName(cl))
-	case One, LocalOne, nodeLocal, Any:
+	case One, LocalOne, NodeLocal, Any:
 		// Any: no level given (internal calls).
 	default:
 		downgrade := One

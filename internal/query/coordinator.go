@@ -25,16 +25,31 @@ const (
 	Serial      Consistency = 0x0008
 	LocalSerial Consistency = 0x0009
 	LocalOne    Consistency = 0x000A
+	// NodeLocal is NODE_LOCAL: this node's copy alone, whatever the
+	// keyspace's replication. cqld's own reads and writes use it (reads
+	// before writes, index and view builds), as Cassandra runs them on
+	// the replica without a consistency level.
+	NodeLocal Consistency = 0x000B
 )
 
 // Coordinator executes replica-level commands at a consistency level. On one
 // node it applies them to the local engine; on many it replicates them.
+//
+// Mutate and Read first check that enough replicas of t's keyspace are
+// alive for cl, and fail with an Unavailable error otherwise, before
+// touching any data (Cassandra's assureSufficientLiveReplicas). A Read at
+// SERIAL or LOCAL_SERIAL of one partition is a Paxos read: the keyspace
+// needs a live replica, then a QUORUM (LOCAL_QUORUM) of them.
 type Coordinator interface {
 	// Mutate applies the updates, which all belong to table t, and returns
 	// once enough replicas acknowledged them for cl.
 	Mutate(ctx context.Context, t *schema.Table, cl Consistency, updates []*mutation.PartitionUpdate) error
 	// Read executes cmd at cl and returns reconciled live partitions.
 	Read(ctx context.Context, t *schema.Table, cl Consistency, cmd *mutation.ReadCommand) ([]mutation.Partition, error)
+	// CheckWrite returns the error Mutate would fail with, before writing,
+	// for a write of t at cl: a batch checks each of its tables before
+	// writing the first, as Cassandra's logged batches do.
+	CheckWrite(t *schema.Table, cl Consistency) error
 	// Truncate removes all data of t on every replica.
 	Truncate(ctx context.Context, t *schema.Table) error
 	// Snapshot takes a snapshot named tag of t's data on every replica,

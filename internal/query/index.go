@@ -781,7 +781,7 @@ func (e *Executor) buildIndex(ctx context.Context, t *schema.Table, ix *schema.I
 			for _, pu := range ius {
 				pu.Token = e.cfg.Partitioner.Token(pu.Key)
 			}
-			if err := e.cfg.Coordinator.Mutate(ctx, ix.Table(t), One, ius); err != nil {
+			if err := e.cfg.Coordinator.Mutate(ctx, ix.Table(t), NodeLocal, ius); err != nil {
 				return err
 			}
 		}
@@ -810,7 +810,7 @@ func (e *Executor) scanPartitions(ctx context.Context, t *schema.Table, fn func(
 	for {
 		cmd := &mutation.ReadCommand{TableID: t.ID, StartToken: startTok, EndToken: math.MaxInt64,
 			StartKey: startKey, PartitionLimit: rangeBatch, NowSec: nowSec, Unmetered: true}
-		parts, err := e.cfg.Coordinator.Read(ctx, t, All, cmd)
+		parts, err := e.cfg.Coordinator.Read(ctx, t, NodeLocal, cmd)
 		if err != nil {
 			return err
 		}

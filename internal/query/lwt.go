@@ -330,7 +330,11 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 	}
 	token := e.cfg.Partitioner.Token(key)
 	tracing.Trace(ctx, tracing.RequestThread, "Reading existing values for CAS precondition")
-	cur, err := e.readCurrent(ctx, t, key, token, dedupeClusterings(t, cks), nowSec)
+	serial := Consistency(bopts.SerialConsistency)
+	if serial == 0 {
+		serial = Serial
+	}
+	cur, err := e.readCurrent(ctx, t, serial, key, token, dedupeClusterings(t, cks), nowSec)
 	if err != nil {
 		return nil, err
 	}
@@ -830,7 +834,7 @@ func casHasRowConditions(plans []*modifyPlan, targets []casTarget) bool {
 // readFirstRow reads the first live row of a partition (and its static
 // row).
 func (e *Executor) readFirstRow(ctx context.Context, t *schema.Table, key []byte, token, nowSec int64) (*mutation.Partition, error) {
-	return e.readOne(ctx, t, &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec, RowLimit: 1})
+	return e.readOne(ctx, t, NodeLocal, &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec, RowLimit: 1})
 }
 
 // selectStarOrder is Cassandra's "SELECT *" column order: partition key,

@@ -1368,7 +1368,7 @@ func (e *Executor) buildUpdates(ctx context.Context, p *modifyPlan, opts *Option
 		u := &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key), Deletion: mutation.Live}
 		var cur *mutation.Partition
 		if reads {
-			if cur, err = e.readCurrent(ctx, t, key, u.Token, cks, w.nowSec); err != nil {
+			if cur, err = e.readCurrent(ctx, t, NodeLocal, key, u.Token, cks, w.nowSec); err != nil {
 				return nil, err
 			}
 			if p.ck == nil || len(t.Clustering) == 0 || len(cks) == 1 && len(cks[0]) == 0 && len(t.Clustering) > 0 {
@@ -1642,8 +1642,9 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 		return nil, err
 	}
 	if len(stmts) > 1 {
-		// Every table's updates are checked before the first is written,
-		// as Cassandra validates every mutation first: a batch written
+		// Every table's updates are checked before the first is written
+		// (their values, then the replicas their keyspace has alive), as
+		// Cassandra validates every mutation first: a batch written
 		// table by table (or, when it reads, statement by statement) must
 		// not fail half-way. (Each table's index updates are built again
 		// when it is written; a single statement checks itself. For a
@@ -1651,6 +1652,9 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 		// second's: they index the same written values.)
 		for _, bt := range tables {
 			if _, err := prepareWrites(bt.t, bt.ups); err != nil {
+				return nil, err
+			}
+			if err := e.cfg.Coordinator.CheckWrite(bt.t, Consistency(bopts.Consistency)); err != nil {
 				return nil, err
 			}
 		}

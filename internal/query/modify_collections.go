@@ -285,7 +285,7 @@ func (r *currentRow) applyList(op *columnOp, cells []mutation.Cell) {
 // point slice (the engine sorts and merges them), so that a counter
 // UPDATE ... c IN (...) or a conditional batch over a few rows of a wide
 // partition reads those rows, not the partition.
-func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, key []byte, token int64, cks [][][]byte, nowSec int64) (*mutation.Partition, error) {
+func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, cl Consistency, key []byte, token int64, cks [][][]byte, nowSec int64) (*mutation.Partition, error) {
 	cmd := &mutation.ReadCommand{TableID: t.ID, Key: key, Token: token, NowSec: nowSec}
 	if len(t.Clustering) > 0 {
 		for _, ck := range cks {
@@ -296,14 +296,14 @@ func (e *Executor) readCurrent(ctx context.Context, t *schema.Table, key []byte,
 		}
 		cmd.StaticOnly = cmd.Slices == nil
 	}
-	return e.readOne(ctx, t, cmd)
+	return e.readOne(ctx, t, cl, cmd)
 }
 
-// readOne runs a single-partition read at ONE (the reads before writes of
-// counters, list operations, LWT and views) and returns the partition, nil
-// when it has no live data.
-func (e *Executor) readOne(ctx context.Context, t *schema.Table, cmd *mutation.ReadCommand) (*mutation.Partition, error) {
-	parts, err := e.cfg.Coordinator.Read(ctx, t, One, cmd)
+// readOne runs a single-partition read at cl (the reads before writes of
+// counters, list operations and views at NodeLocal, LWT's at its serial
+// level) and returns the partition, nil when it has no live data.
+func (e *Executor) readOne(ctx context.Context, t *schema.Table, cl Consistency, cmd *mutation.ReadCommand) (*mutation.Partition, error) {
+	parts, err := e.cfg.Coordinator.Read(ctx, t, cl, cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -641,7 +641,7 @@ func (e *Executor) affectedRows(ctx context.Context, t *schema.Table, up *mutati
 		}
 		sortSlices(t, cmd.Slices)
 	}
-	part, err := e.readOne(ctx, t, cmd)
+	part, err := e.readOne(ctx, t, NodeLocal, cmd)
 	if err != nil || part == nil {
 		return nil, err
 	}
