@@ -415,6 +415,11 @@ func (e *Executor) run(ctx context.Context, sess *Session, c *compiled, opts *Op
 			}()
 		}
 	}
+	if Consistency(opts.Consistency) == NodeLocal {
+		// QueryProcessor.processNodeLocalStatement, without
+		// -Dcassandra.enable_nodelocal_queries=true.
+		return nil, cqlerr.Invalidf("NODE_LOCAL consistency level is highly dangerous and should be used only for debugging purposes")
+	}
 	if c.created != "" {
 		defer func() {
 			if err == nil && res != nil && res.Kind == SchemaChangeResult {
