@@ -4,14 +4,14 @@
 //
 // Commands, options and output follow Cassandra 5.0's nodetool: options
 // before the command (-h host, -p port), the same headings and field names
-// (status, info, version, flush, compact, garbagecollect, drain,
-// tablestats, tablehistograms, snapshot, listsnapshots, clearsnapshot,
-// import). Values cqld does not track are left out
+// (status, info, version, ring, describering, describecluster,
+// getendpoints, flush, compact, garbagecollect, drain, tablestats,
+// tablehistograms, snapshot, listsnapshots, clearsnapshot, import). Values cqld does not track are left out
 // rather than invented, except where nodetool prints a fixed value for a
 // single node (Owns 100.0%, Pending Flushes 0).
 //
-// The API is JSON under /nodetool/v1/: GET info, tablestats,
-// tablehistograms and snapshots; POST flush, compact, garbagecollect,
+// The API is JSON under /nodetool/v1/: GET info, ring, endpoints,
+// tablestats, tablehistograms and snapshots; POST flush, compact, garbagecollect,
 // drain, snapshot, clearsnapshot and import, with the keyspace and tables
 // as query parameters.
 //

@@ -24,14 +24,18 @@ const usage = `usage: nodetool [(-h <host> | --host <host>)] [(-p <port> | --por
 The most commonly used nodetool commands are:
     clearsnapshot        Remove the snapshot with the given name from the given keyspaces
     compact              Force a (major) compaction on one or more tables
+    describecluster      Print the name, snitch, partitioner and schema version of a cluster
+    describering         Shows the token ranges info of a given keyspace
     drain                Drain the node (stop accepting writes and flush all tables)
     flush                Flush one or more tables
     garbagecollect       Remove deleted data from one or more tables
+    getendpoints         Print the end points that owns the key
     gettraceprobability  Print the current trace probability value
     help                 Display help information
     import               Import new SSTables to the system
     info                 Print node information (uptime, load, ...)
     listsnapshots        Lists all the snapshots along with the size on disk and true size. True size is the total size of all SSTables which are not backed up to disk. Size on disk is total size of the snapshot on disk. Total TrueDiskSpaceUsed does not make any SSTable deduplication.
+    ring                 Print information about the token ring
     settraceprobability  Sets the probability for tracing any given request to value. 0 disables, 1 enables for all requests, 0 is the default
     snapshot             Take a snapshot of specified keyspaces or a snapshot of the specified table
     status               Print cluster information (state, load, IDs, ...)
@@ -192,6 +196,14 @@ func nodetool(ctx context.Context, args []string, out, stderr io.Writer) error {
 		return clearSnapshotCmd(ctx, c, args, out, time.Now())
 	case "import":
 		return importCmd(ctx, c, args, out, stderr)
+	case "ring":
+		return ringCmd(ctx, c, args, out)
+	case "describering":
+		return describeRingCmd(ctx, c, args, out)
+	case "describecluster":
+		return describeClusterCmd(ctx, c, args, out)
+	case "getendpoints":
+		return getEndpointsCmd(ctx, c, args, out)
 	}
 	return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(append([]string{cmd}, args...), ", "))}
 }

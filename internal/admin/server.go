@@ -35,6 +35,8 @@ func Register(n *node.Node) {
 	n.HandleAdmin("GET "+apiPrefix+"snapshots", s.handle(s.listSnapshots))
 	n.HandleAdmin("POST "+apiPrefix+"clearsnapshot", s.handle(s.clearSnapshot))
 	n.HandleAdmin("POST "+apiPrefix+"import", s.handle(s.importSnapshot))
+	n.HandleAdmin("GET "+apiPrefix+"ring", s.handle(s.ring))
+	n.HandleAdmin("GET "+apiPrefix+"endpoints", s.handle(s.endpoints))
 }
 
 func (s *server) getTraceProbability(*http.Request) (any, error) {

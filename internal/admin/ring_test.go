@@ -1,0 +1,113 @@
+package admin
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRingCommands: ring, describering, describecluster and getendpoints
+// on a cluster of one, with Cassandra 5.0's layout, ownership notes and
+// messages.
+func TestRingCommands(t *testing.T) {
+	n, opts := startNode(t)
+
+	// No user keyspace: ownership is system_traces'.
+	out, _ := run(t, opts, false, "ring")
+	wantLines(t, out, `\A\nDatacenter: datacenter1\n==========\n`,
+		`^Address         Rack        Status State   Load            Owns                Token {39}$`,
+		`^ {79}-?\d+ +$`,
+		`^127\.0\.0\.1       rack1       Up     Normal  [0-9.]+ (bytes|KiB|MiB) +100\.00% +-?\d+ +$`,
+		`^  Warning: "nodetool ring" is used to output all the tokens of a node\.$`,
+		`instead\.\n\n\n  \z`)
+	if rows := strings.Count(out, "127.0.0.1 "); rows != 16 {
+		t.Errorf("ring: %d token rows, want 16:\n%s", rows, out)
+	}
+
+	cql(t, n,
+		"CREATE KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1}",
+		"CREATE KEYSPACE none WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 0}",
+		"CREATE TABLE ks.t (a text, b int, c int, PRIMARY KEY ((a, b), c))",
+		"CREATE TABLE ks.u (k int PRIMARY KEY)",
+		"CREATE TABLE none.t (k int PRIMARY KEY)")
+	out, _ = run(t, opts, false, "ring", "ks")
+	wantLines(t, out, ` 100\.00% `)
+	out, _ = run(t, opts, false, "ring", "none")
+	wantLines(t, out, ` 0\.00% `)
+	out, _ = run(t, opts, false, "ring")
+	wantLines(t, out, `^127\.0\.0\.1 +rack1 +Up +Normal +\S+ \S+ +\? +-?\d+ +$`,
+		`\n  Note: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+	out, _ = run(t, opts, false, "ring", "system")
+	wantLines(t, out, `\n  Note: Ownership values for keyspaces with LocalStrategy are meaningless\n\z`)
+	out, _ = run(t, opts, true, "ring", "nosuch")
+	if out != "\nError: The keyspace nosuch, does not exist\n" {
+		t.Errorf("ring nosuch: %q", out)
+	}
+
+	out, _ = run(t, opts, false, "describering", "ks")
+	wantLines(t, out, `\ASchema Version:[0-9a-f-]{36}\nTokenRange: \n`,
+		`^\tTokenRange\(start_token:-?\d+, end_token:-?\d+, endpoints:\[127\.0\.0\.1\], rpc_endpoints:\[127\.0\.0\.1\], endpoint_details:\[EndpointDetails\(host:127\.0\.0\.1, datacenter:datacenter1, rack:rack1\)\]\)$`)
+	if rows := strings.Count(out, "\tTokenRange("); rows != 16 {
+		t.Errorf("describering: %d ranges, want 16", rows)
+	}
+	out, _ = run(t, opts, false, "describering", "none")
+	wantLines(t, out, `^\tTokenRange\(start_token:-?\d+, end_token:-?\d+, endpoints:\[\], rpc_endpoints:\[\], endpoint_details:\[\]\)$`)
+	_, errOut := run(t, opts, true, "describering", "system")
+	wantLines(t, errOut, `^nodetool: There is no ring for the keyspace: system$`)
+	_, errOut = run(t, opts, true, "describering", "nosuch")
+	wantLines(t, errOut, `^nodetool: No such keyspace: nosuch$`)
+	_, errOut = run(t, opts, true, "describering")
+	wantLines(t, errOut, `^nodetool: Required parameters are missing: keyspace$`)
+
+	out, _ = run(t, opts, false, "describecluster")
+	wantLines(t, out, `\ACluster Information:\n\tName: Test Cluster\n\tSnitch: org\.apache\.cassandra\.locator\.SimpleSnitch\n`+
+		`\tDynamicEndPointSnitch: enabled\n\tPartitioner: org\.apache\.cassandra\.dht\.Murmur3Partitioner\n`+
+		`\tSchema versions:\n\t\t`+n.Schema().Current().Version.String()+`: \[127\.0\.0\.1\]\n\n`+
+		`Stats for all nodes:\n\tLive: 1\n\tJoining: 0\n\tMoving: 0\n\tLeaving: 0\n\tUnreachable: 0\n\n`+
+		`Data Centers: \n\tdatacenter1 #Nodes: 1 #Down: 0\n\nDatabase versions:\n\t5\.0\.\d+: \[127\.0\.0\.1:7000\]\n\n`+
+		`Keyspaces:\n\tsystem_schema -> Replication class: LocalStrategy \{\}\n\tsystem -> Replication class: LocalStrategy \{\}\n`,
+		`^\tks -> Replication class: NetworkTopologyStrategy \{datacenter1=1\}$`,
+		`^\tnone -> Replication class: SimpleStrategy \{replication_factor=0\}$`,
+		`^\tsystem_traces -> Replication class: SimpleStrategy \{replication_factor=2\}$`,
+		`\n\nNote: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+
+	out, _ = run(t, opts, false, "getendpoints", "ks", "u", "7")
+	if out != "127.0.0.1\n" {
+		t.Errorf("getendpoints ks u 7: %q", out)
+	}
+	out, _ = run(t, opts, false, "getendpoints", "ks", "t", `x\:y:3`)
+	if out != "127.0.0.1\n" {
+		t.Errorf("getendpoints of a composite key: %q", out)
+	}
+	out, _ = run(t, opts, false, "getendpoints", "none", "t", "7")
+	if out != "" {
+		t.Errorf("getendpoints without replicas: %q", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ks", "u"}, `^nodetool: getendpoints requires keyspace, table and partition key arguments$`},
+		{[]string{"nosuch", "u", "1"}, `^nodetool: Unknown keyspace 'nosuch'$`},
+		{[]string{"ks", "nosuch", "1"}, `^nodetool: Unknown table 'nosuch' in keyspace 'ks'$`},
+		{[]string{"ks", "u", "x"}, `^nodetool: Unable to make int from 'x'$`},
+		{[]string{"ks", "t", "x:y"}, `^nodetool: Unable to make int from 'y'$`},
+		{[]string{"ks", "t", "x:1:2"}, `^nodetool: Index 2 out of bounds for length 2$`},
+	} {
+		_, errOut := run(t, opts, true, append([]string{"getendpoints"}, c.args...)...)
+		wantLines(t, errOut, c.want)
+	}
+}
+
+func TestSplitComposite(t *testing.T) {
+	for in, want := range map[string]string{
+		`a:b`:      "a|b",
+		`a\:b:c`:   "a:b|c",
+		`a!:b!!`:   "a|b!",
+		`:`:        "|",
+		`no colon`: "no colon",
+	} {
+		if got := strings.Join(splitComposite(in), "|"); got != want {
+			t.Errorf("splitComposite(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
