@@ -296,14 +296,31 @@ func tableBuilder(out io.Writer, rows [][]string, sep string, padLast bool) {
 }
 
 func status(ctx context.Context, c *Client, args []string, out io.Writer) error {
+	ks := ""
 	if len(args) > 0 {
 		if err := noArgs("status", args[1:]); err != nil {
 			return err
 		}
+		ks = args[0]
 	}
 	i, err := c.Info(ctx)
 	if err != nil {
 		return err
+	}
+	r, err := c.Ring(ctx)
+	if err != nil {
+		return err
+	}
+	owns, note, err := ownership(r, ks)
+	if err != nil {
+		fmt.Fprintf(out, "\nError: %s\n", err)
+		return errSilent
+	}
+	// Status' DecimalFormat("##0.0%"); without an effective ownership,
+	// the share of the ring's tokens (all of it).
+	ownsHeader, ownsText := "Owns (effective)", strconv.FormatFloat(owns*100, 'f', 1, 64)+"%"
+	if note != "" {
+		ownsHeader, ownsText = "Owns", "100.0%"
 	}
 	dc := "Datacenter: " + i.DataCenter
 	fmt.Fprintln(out, dc)
@@ -312,10 +329,13 @@ func status(ctx context.Context, c *Client, args []string, out io.Writer) error 
 	fmt.Fprintln(out, "|/ State=Normal/Leaving/Joining/Moving")
 	state := "UN"
 	table(out, [][]string{
-		{"--", "Address", "Load", "Tokens", "Owns (effective)", "Host ID", "Rack"},
-		{state, i.Address, humanBytes(float64(i.LoadBytes)), strconv.Itoa(len(i.Tokens)), "100.0%", i.HostID, i.Rack},
+		{"--", "Address", "Load", "Tokens", ownsHeader, "Host ID", "Rack"},
+		{state, i.Address, humanBytes(float64(i.LoadBytes)), strconv.Itoa(len(i.Tokens)), ownsText, i.HostID, i.Rack},
 	})
 	fmt.Fprintln(out)
+	if note != "" {
+		fmt.Fprintf(out, "Note: %s\n", note)
+	}
 	return nil
 }
 

@@ -36,6 +36,15 @@ func TestRingCommands(t *testing.T) {
 	out, _ = run(t, opts, false, "ring")
 	wantLines(t, out, `^127\.0\.0\.1 +rack1 +Up +Normal +\S+ \S+ +\? +-?\d+ +$`,
 		`\n  Note: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+	out, _ = run(t, opts, false, "status")
+	wantLines(t, out, `^--  Address +Load +Tokens +Owns +Host ID +Rack$`, `^UN  127\.0\.0\.1 .* 100\.0% `,
+		`\n\nNote: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+	out, _ = run(t, opts, false, "status", "none")
+	wantLines(t, out, `^--  Address +Load +Tokens +Owns \(effective\) +Host ID +Rack$`, `^UN  127\.0\.0\.1 .* 0\.0% `)
+	out, _ = run(t, opts, true, "status", "nosuch")
+	if out != "\nError: The keyspace nosuch, does not exist\n" {
+		t.Errorf("status nosuch: %q", out)
+	}
 	out, _ = run(t, opts, false, "ring", "system")
 	wantLines(t, out, `\n  Note: Ownership values for keyspaces with LocalStrategy are meaningless\n\z`)
 	out, _ = run(t, opts, true, "ring", "nosuch")
