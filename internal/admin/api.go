@@ -7,6 +7,7 @@ type Info struct {
 	HostID                string  `json:"host_id"`
 	ClusterName           string  `json:"cluster_name"`
 	Address               string  `json:"address"`
+	StoragePort           int     `json:"storage_port"`
 	NativeAddress         string  `json:"native_address"`
 	ReleaseVersion        string  `json:"release_version"`
 	NativeTransportActive bool    `json:"native_transport_active"`

@@ -303,18 +303,9 @@ func status(ctx context.Context, c *Client, args []string, out io.Writer) error 
 		}
 		ks = args[0]
 	}
-	i, err := c.Info(ctx)
+	i, owns, note, err := nodeOwnership(ctx, c, ks, out)
 	if err != nil {
 		return err
-	}
-	r, err := c.Ring(ctx)
-	if err != nil {
-		return err
-	}
-	owns, note, err := ownership(r, ks)
-	if err != nil {
-		fmt.Fprintf(out, "\nError: %s\n", err)
-		return errSilent
 	}
 	// Status' DecimalFormat("##0.0%"); without an effective ownership,
 	// the share of the ring's tokens (all of it).

@@ -32,7 +32,6 @@ const (
 // Ring is GET /nodetool/v1/ring: what the ring commands print besides Info.
 type Ring struct {
 	SchemaVersion string `json:"schema_version"`
-	StoragePort   int    `json:"storage_port"`
 	// Keyspaces are in the order nodetool lists them: the node's local
 	// keyspaces, then the others by the token of their name, as
 	// Cassandra's schema loads them from system_schema.keyspaces.
@@ -63,7 +62,7 @@ type Endpoints struct {
 func (s *server) ring(*http.Request) (any, error) {
 	sc := s.n.Schema().Current()
 	dc := s.n.Local().DataCenter
-	out := &Ring{SchemaVersion: sc.Version.String(), StoragePort: s.n.Local().ListenPort}
+	out := &Ring{SchemaVersion: sc.Version.String()}
 	for _, name := range sc.KeyspaceNames() {
 		ks := sc.Keyspace(name)
 		if ks.Virtual {
@@ -182,6 +181,42 @@ func (c *Client) Endpoints(ctx context.Context, keyspace, table, key string) ([]
 	return e.Endpoints, c.call(ctx, "GET", "endpoints", q, &e)
 }
 
+// keyspace returns the named keyspace's replication, or nil.
+func (r *Ring) keyspace(name string) *KeyspaceReplication {
+	for i := range r.Keyspaces {
+		if r.Keyspaces[i].Name == name {
+			return &r.Keyspaces[i]
+		}
+	}
+	return nil
+}
+
+// ringInfo fetches the node's Info and Ring.
+func ringInfo(ctx context.Context, c *Client) (*Info, *Ring, error) {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.Ring(ctx)
+	return info, r, err
+}
+
+// nodeOwnership fetches the node's Info and its ownership for keyspace ks
+// as ring and status print it: a missing keyspace is printed as nodetool
+// prints it (errSilent).
+func nodeOwnership(ctx context.Context, c *Client, ks string, out io.Writer) (info *Info, owns float64, note string, err error) {
+	info, r, err := ringInfo(ctx, c)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	owns, note, err = ownership(r, ks)
+	if err != nil {
+		fmt.Fprintf(out, "\nError: %s\n", err)
+		return nil, 0, "", errSilent
+	}
+	return info, owns, note, nil
+}
+
 // ownership is the node's effective ownership for keyspace ks ("" for the
 // user keyspaces, which must all be replicated alike), as
 // StorageService.effectiveOwnership computes it on one node: 100% when
@@ -190,12 +225,7 @@ func (c *Client) Endpoints(ctx context.Context, keyspace, table, key string) ([]
 func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 	var k *KeyspaceReplication
 	if ks != "" {
-		for i := range r.Keyspaces {
-			if r.Keyspaces[i].Name == ks {
-				k = &r.Keyspaces[i]
-			}
-		}
-		if k == nil {
+		if k = r.keyspace(ks); k == nil {
 			return 0, "", fmt.Errorf("The keyspace %s, does not exist", ks)
 		}
 	} else {
@@ -210,11 +240,7 @@ func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 			k = u
 		}
 		if k == nil {
-			for i := range r.Keyspaces {
-				if r.Keyspaces[i].Name == schema.SystemTracesKeyspace {
-					k = &r.Keyspaces[i]
-				}
-			}
+			k = r.keyspace(schema.SystemTracesKeyspace)
 		}
 		if k == nil {
 			return 0, "The node does not have system_traces yet, probably still bootstrapping. Effective ownership information is meaningless.", nil
@@ -265,25 +291,16 @@ func ringCmd(ctx context.Context, c *Client, args []string, out io.Writer) error
 	if len(pos) == 1 {
 		ks = pos[0]
 	}
-	info, err := c.Info(ctx)
+	info, owns, note, err := nodeOwnership(ctx, c, ks, out)
 	if err != nil {
 		return err
-	}
-	r, err := c.Ring(ctx)
-	if err != nil {
-		return err
-	}
-	owns, note, err := ownership(r, ks)
-	if err != nil {
-		fmt.Fprintf(out, "\nError: %s\n", err)
-		return errSilent
 	}
 	ownsText := percent(owns)
 	if note != "" {
 		ownsText = "?"
 	}
 	// The address column is as wide as the address with its port.
-	width := len(info.Address) + 1 + len(strconv.Itoa(r.StoragePort))
+	width := len(info.Address) + 1 + len(strconv.Itoa(info.StoragePort))
 	format := "%-" + strconv.Itoa(width) + "s  %-12s%-7s%-8s%-16s%-20s%-44s\n"
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Datacenter: "+info.DataCenter)
@@ -320,22 +337,13 @@ func describeRingCmd(ctx context.Context, c *Client, args []string, out io.Write
 	if err := noArgs("describering", args[1:]); err != nil {
 		return err
 	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := c.Ring(ctx)
+	info, r, err := ringInfo(ctx, c)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "Schema Version:"+r.SchemaVersion)
 	fmt.Fprintln(out, "TokenRange: ")
-	var k *KeyspaceReplication
-	for i := range r.Keyspaces {
-		if r.Keyspaces[i].Name == args[0] {
-			k = &r.Keyspaces[i]
-		}
-	}
+	k := r.keyspace(args[0])
 	switch {
 	case k == nil:
 		return fmt.Errorf("No such keyspace: %s", args[0])
@@ -368,11 +376,7 @@ func describeClusterCmd(ctx context.Context, c *Client, args []string, out io.Wr
 	if err := noArgs("describecluster", args); err != nil {
 		return err
 	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return err
-	}
-	r, err := c.Ring(ctx)
+	info, r, err := ringInfo(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -392,7 +396,7 @@ func describeClusterCmd(ctx context.Context, c *Client, args []string, out io.Wr
 	fmt.Fprintln(out, "\nData Centers: ")
 	fmt.Fprintf(out, "\t%s #Nodes: 1 #Down: 0\n", info.DataCenter)
 	fmt.Fprintln(out, "\nDatabase versions:")
-	fmt.Fprintf(out, "\t%s: [%s:%d]\n\n", info.ReleaseVersion, info.Address, r.StoragePort)
+	fmt.Fprintf(out, "\t%s: [%s:%d]\n\n", info.ReleaseVersion, info.Address, info.StoragePort)
 	fmt.Fprintln(out, "Keyspaces:")
 	for _, k := range r.Keyspaces {
 		keys := make([]string, 0, len(k.Options))

@@ -138,6 +138,7 @@ func (s *server) info(r *http.Request) (any, error) {
 		HostID:                uuid.UUID(local.HostID).String(),
 		ClusterName:           local.ClusterName,
 		Address:               s.n.Config().ListenAddress,
+		StoragePort:           local.ListenPort,
 		NativeAddress:         s.n.NativeAddr().String(),
 		ReleaseVersion:        local.ReleaseVersion,
 		NativeTransportActive: !s.n.Drained(),
