@@ -4,10 +4,13 @@ package admin
 
 // Info is GET /nodetool/v1/info.
 type Info struct {
-	HostID                string  `json:"host_id"`
-	ClusterName           string  `json:"cluster_name"`
+	HostID      string `json:"host_id"`
+	ClusterName string `json:"cluster_name"`
+	// Address and RPCAddress are listen_address and rpc_address as Java
+	// prints them (InetAddress.getHostAddress).
 	Address               string  `json:"address"`
 	StoragePort           int     `json:"storage_port"`
+	RPCAddress            string  `json:"rpc_address"`
 	NativeAddress         string  `json:"native_address"`
 	ReleaseVersion        string  `json:"release_version"`
 	NativeTransportActive bool    `json:"native_transport_active"`

@@ -6,9 +6,12 @@
 // before the command (-h host, -p port), the same headings and field names
 // (status, info, version, ring, describering, describecluster,
 // getendpoints, flush, compact, garbagecollect, drain, tablestats,
-// tablehistograms, snapshot, listsnapshots, clearsnapshot, import). Values cqld does not track are left out
-// rather than invented, except where nodetool prints a fixed value for a
-// single node (Owns 100.0%, Pending Flushes 0).
+// tablehistograms, snapshot, listsnapshots, clearsnapshot, import).
+// Values cqld does not track are left out rather than invented, except
+// where nodetool prints a fixed value for a single node (Pending Flushes
+// 0). The ring commands (ring.go) see a cluster of one: the node owns
+// every token range, and is a keyspace's only replica unless its
+// replication factor is 0.
 //
 // The API is JSON under /nodetool/v1/: GET info, ring, endpoints,
 // tablestats, tablehistograms and snapshots; POST flush, compact, garbagecollect,

@@ -296,22 +296,13 @@ func tableBuilder(out io.Writer, rows [][]string, sep string, padLast bool) {
 }
 
 func status(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	ks := ""
-	if len(args) > 0 {
-		if err := noArgs("status", args[1:]); err != nil {
-			return err
-		}
-		ks = args[0]
-	}
-	i, owns, note, err := nodeOwnership(ctx, c, ks, out)
+	i, ownsText, note, err := nodeOwnership(ctx, c, "status", args, 1, out)
 	if err != nil {
 		return err
 	}
-	// Status' DecimalFormat("##0.0%"); without an effective ownership,
-	// the share of the ring's tokens (all of it).
-	ownsHeader, ownsText := "Owns (effective)", strconv.FormatFloat(owns*100, 'f', 1, 64)+"%"
+	ownsHeader := "Owns (effective)"
 	if note != "" {
-		ownsHeader, ownsText = "Owns", "100.0%"
+		ownsHeader = "Owns"
 	}
 	dc := "Datacenter: " + i.DataCenter
 	fmt.Fprintln(out, dc)

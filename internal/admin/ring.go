@@ -4,16 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cqld/cqld/internal/cluster/ring"
 	"github.com/cqld/cqld/internal/cqlerr"
-	"github.com/cqld/cqld/internal/mutation"
+	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/types"
 )
@@ -24,9 +26,14 @@ import (
 // when its replication places any in the node's datacenter, none
 // otherwise (a replication factor of 0).
 
+// snitchClass is the endpoint snitch nodetool names (cassandra.yaml's
+// default).
+const snitchClass = "org.apache.cassandra.locator.SimpleSnitch"
+
+// Cassandra's ownership notes (StorageService.effectiveOwnership).
 const (
-	partitionerClass = "org.apache.cassandra.dht.Murmur3Partitioner"
-	snitchClass      = "org.apache.cassandra.locator.SimpleSnitch"
+	differentReplicationNote = "Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless"
+	localStrategyNote        = "Ownership values for keyspaces with LocalStrategy are meaningless"
 )
 
 // Ring is GET /nodetool/v1/ring: what the ring commands print besides Info.
@@ -45,8 +52,8 @@ type KeyspaceReplication struct {
 	// options without the class.
 	Strategy string            `json:"strategy"`
 	Options  map[string]string `json:"options"`
-	// User is false for the system keyspaces.
-	User bool `json:"user"`
+	// Local is set for LocalStrategy, each node's own copy.
+	Local bool `json:"local"`
 	// Replicated is set when the keyspace has a replica on this node.
 	Replicated bool `json:"replicated"`
 }
@@ -68,20 +75,16 @@ func (s *server) ring(*http.Request) (any, error) {
 		if ks.Virtual {
 			continue
 		}
-		kr := KeyspaceReplication{Name: name, Strategy: ks.StrategyName(), Options: map[string]string{},
-			User: !schema.IsSystemKeyspace(name), Replicated: ks.ReplicationFactor(dc) > 0}
-		for k, v := range ks.Replication {
-			if k != "class" {
-				kr.Options[k] = v
-			}
-		}
+		kr := KeyspaceReplication{Name: name, Strategy: ks.StrategyName(), Options: maps.Clone(ks.Replication),
+			Local: ks.IsLocal(), Replicated: ks.ReplicationFactor(dc) > 0}
+		delete(kr.Options, "class")
 		out.Keyspaces = append(out.Keyspaces, kr)
 	}
 	rank := func(k KeyspaceReplication) int {
 		switch {
 		case k.Name == schema.SystemSchemaKeyspace:
 			return 0
-		case k.Strategy == "LocalStrategy":
+		case k.Local:
 			return 1
 		}
 		return 2
@@ -105,48 +108,56 @@ func (s *server) endpoints(r *http.Request) (any, error) {
 	if ks == nil {
 		return nil, badRequest("Unknown keyspace '%s'", ksName)
 	}
+	if ks.Virtual {
+		// Keyspace.open's refusal.
+		return nil, badRequest("Cannot initialize Keyspace with virtual metadata %s", ksName)
+	}
 	t := ks.Table(table)
 	if t == nil {
 		return nil, badRequest("Unknown table '%s' in keyspace '%s'", table, ksName)
 	}
-	if _, err := partitionKeyFromString(t, q.Get("key")); err != nil {
+	if err := checkPartitionKey(t, q.Get("key")); err != nil {
 		if ce := cqlerr.As(err); ce != nil {
 			return nil, badRequest("%s", ce.Message) // MarshalException's
 		}
 		return nil, badRequest("%s", err)
 	}
 	out := &Endpoints{Endpoints: []string{}}
-	if ks.ReplicationFactor(s.n.Local().DataCenter) > 0 {
-		out.Endpoints = append(out.Endpoints, s.n.Config().ListenAddress)
+	if local := s.n.Local(); ks.ReplicationFactor(local.DataCenter) > 0 {
+		out.Endpoints = append(out.Endpoints, types.JavaHostAddress(local.ListenAddress))
 	}
 	return out, nil
 }
 
-// partitionKeyFromString is the partition key type's fromString: one
-// column's text, or for a composite key the columns' texts separated by
-// ':' (a literal ':' written "\:", a trailing '!' dropped, as
-// AbstractCompositeType.fromString unescapes them).
-func partitionKeyFromString(t *schema.Table, s string) ([]byte, error) {
+// checkPartitionKey parses key s as the partition key type's fromString
+// does: one column's text, or for a composite key the columns' texts
+// separated by ':' (a literal ':' written "\:", a trailing '!' dropped; a
+// part "!" or "_" ends the key), as AbstractCompositeType.fromString.
+// The empty text is the empty key.
+func checkPartitionKey(t *schema.Table, s string) error {
+	if s == "" {
+		return nil
+	}
 	if len(t.PartitionKey) == 1 {
-		return types.ParseString(t.PartitionKey[0].Type, s)
+		_, err := types.ParseString(t.PartitionKey[0].Type, s)
+		return err
 	}
-	parts := splitComposite(s)
-	if len(parts) > len(t.PartitionKey) {
-		return nil, fmt.Errorf("Index %d out of bounds for length %d", len(t.PartitionKey), len(t.PartitionKey))
-	}
-	comps := make([][]byte, len(parts))
-	for i, p := range parts {
-		b, err := types.ParseString(t.PartitionKey[i].Type, p)
-		if err != nil {
-			return nil, err
+	for i, p := range splitComposite(s) {
+		if p == "!" || p == "_" {
+			return nil
 		}
-		comps[i] = b
+		if i >= len(t.PartitionKey) {
+			return fmt.Errorf("Index %d out of bounds for length %d", i, len(t.PartitionKey))
+		}
+		p = strings.TrimSuffix(strings.ReplaceAll(p, `\:`, ":"), "!")
+		if _, err := types.ParseString(t.PartitionKey[i].Type, p); err != nil {
+			return err
+		}
 	}
-	return mutation.CompositeKey(comps), nil
+	return nil
 }
 
-// splitComposite splits on the ':' not preceded by '\' and unescapes each
-// part.
+// splitComposite splits on the ':' not preceded by '\'.
 func splitComposite(s string) []string {
 	var parts []string
 	start := 0
@@ -156,12 +167,7 @@ func splitComposite(s string) []string {
 			start = i + 1
 		}
 	}
-	parts = append(parts, s[start:])
-	for i, p := range parts {
-		p = strings.ReplaceAll(p, `\:`, ":")
-		parts[i] = strings.TrimSuffix(p, "!")
-	}
-	return parts
+	return append(parts, s[start:])
 }
 
 // ---------------------------------------------------------------------------
@@ -201,18 +207,47 @@ func ringInfo(ctx context.Context, c *Client) (*Info, *Ring, error) {
 	return info, r, err
 }
 
-// nodeOwnership fetches the node's Info and its ownership for keyspace ks
-// as ring and status print it: a missing keyspace is printed as nodetool
-// prints it (errSilent).
-func nodeOwnership(ctx context.Context, c *Client, ks string, out io.Writer) (info *Info, owns float64, note string, err error) {
+// nodeOwnership parses the arguments of ring or status, `[options]
+// [keyspace]`, and fetches the node's Info and its ownership for the
+// keyspace as they print it (ownsDecimals decimals, "?" when a note says
+// it is meaningless); a missing keyspace is printed as nodetool prints it
+// (errSilent). Both take -r (addresses are printed as configured); status
+// takes -s/--sort and -o/--order, with a value (one node: nothing to sort).
+func nodeOwnership(ctx context.Context, c *Client, cmd string, args []string, ownsDecimals int, out io.Writer) (info *Info, owns, note string, err error) {
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-r" || a == "--resolve-ip":
+		case cmd == "status" && (a == "-s" || a == "--sort" || a == "-o" || a == "--order"):
+			if i++; i == len(args) {
+				return nil, "", "", errUsage{fmt.Sprintf("Required values for option '%s' not provided", a)}
+			}
+		case strings.HasPrefix(a, "-"):
+			return nil, "", "", errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", a)}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 1 {
+		return nil, "", "", errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(pos[1:], ", "))}
+	}
+	ks := ""
+	if len(pos) == 1 {
+		ks = pos[0]
+	}
 	info, r, err := ringInfo(ctx, c)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, "", "", err
 	}
-	owns, note, err = ownership(r, ks)
+	f, note, err := ownership(r, ks)
 	if err != nil {
 		fmt.Fprintf(out, "\nError: %s\n", err)
-		return nil, 0, "", errSilent
+		return nil, "", "", errSilent
+	}
+	// DecimalFormat("##0.00%") in ring, "##0.0%" in status.
+	owns = strconv.FormatFloat(f*100, 'f', ownsDecimals, 64) + "%"
+	if note != "" {
+		owns = "?"
 	}
 	return info, owns, note, nil
 }
@@ -231,11 +266,11 @@ func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 	} else {
 		for i := range r.Keyspaces {
 			u := &r.Keyspaces[i]
-			if !u.User {
+			if schema.IsSystemKeyspace(u.Name) {
 				continue
 			}
-			if k != nil && !sameReplication(k, u) {
-				return 0, "Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless", nil
+			if k != nil && (k.Strategy != u.Strategy || !maps.Equal(k.Options, u.Options)) {
+				return 0, differentReplicationNote, nil
 			}
 			k = u
 		}
@@ -246,8 +281,8 @@ func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 			return 0, "The node does not have system_traces yet, probably still bootstrapping. Effective ownership information is meaningless.", nil
 		}
 	}
-	if k.Strategy == "LocalStrategy" {
-		return 0, "Ownership values for keyspaces with LocalStrategy are meaningless", nil
+	if k.Local {
+		return 0, localStrategyNote, nil
 	}
 	if k.Replicated {
 		return 1, "", nil
@@ -255,52 +290,14 @@ func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 	return 0, "", nil
 }
 
-func sameReplication(a, b *KeyspaceReplication) bool {
-	if a.Strategy != b.Strategy || len(a.Options) != len(b.Options) {
-		return false
-	}
-	for k, v := range a.Options {
-		if b.Options[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// percent is Java's DecimalFormat("##0.00%").
-func percent(f float64) string { return strconv.FormatFloat(f*100, 'f', 2, 64) + "%" }
-
 // ringCmd is nodetool ring [-r] [keyspace].
 func ringCmd(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	var pos []string
-	for _, a := range args {
-		switch a {
-		case "-r", "--resolve-ip":
-			// Addresses are printed as configured.
-		default:
-			if strings.HasPrefix(a, "-") {
-				return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", a)}
-			}
-			pos = append(pos, a)
-		}
-	}
-	if len(pos) > 1 {
-		return errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(pos[1:], ", "))}
-	}
-	ks := ""
-	if len(pos) == 1 {
-		ks = pos[0]
-	}
-	info, owns, note, err := nodeOwnership(ctx, c, ks, out)
+	info, ownsText, note, err := nodeOwnership(ctx, c, "ring", args, 2, out)
 	if err != nil {
 		return err
 	}
-	ownsText := percent(owns)
-	if note != "" {
-		ownsText = "?"
-	}
 	// The address column is as wide as the address with its port.
-	width := len(info.Address) + 1 + len(strconv.Itoa(info.StoragePort))
+	width := len(net.JoinHostPort(info.Address, strconv.Itoa(info.StoragePort)))
 	format := "%-" + strconv.Itoa(width) + "s  %-12s%-7s%-8s%-16s%-20s%-44s\n"
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Datacenter: "+info.DataCenter)
@@ -347,16 +344,12 @@ func describeRingCmd(ctx context.Context, c *Client, args []string, out io.Write
 	switch {
 	case k == nil:
 		return fmt.Errorf("No such keyspace: %s", args[0])
-	case k.Strategy == "LocalStrategy":
+	case k.Local:
 		return fmt.Errorf("There is no ring for the keyspace: %s", args[0])
 	}
 	var hosts, rpcs, details []string
 	if k.Replicated {
-		native, _, err := net.SplitHostPort(info.NativeAddress)
-		if err != nil {
-			return err
-		}
-		hosts, rpcs = []string{info.Address}, []string{native}
+		hosts, rpcs = []string{info.Address}, []string{info.RPCAddress}
 		details = []string{fmt.Sprintf("EndpointDetails(host:%s, datacenter:%s, rack:%s)", info.Address, info.DataCenter, info.Rack)}
 	}
 	list := func(s []string) string { return "[" + strings.Join(s, ", ") + "]" }
@@ -384,7 +377,7 @@ func describeClusterCmd(ctx context.Context, c *Client, args []string, out io.Wr
 	fmt.Fprintln(out, "\tName: "+info.ClusterName)
 	fmt.Fprintln(out, "\tSnitch: "+snitchClass)
 	fmt.Fprintln(out, "\tDynamicEndPointSnitch: enabled")
-	fmt.Fprintln(out, "\tPartitioner: "+partitionerClass)
+	fmt.Fprintln(out, "\tPartitioner: "+query.PartitionerClass)
 	fmt.Fprintln(out, "\tSchema versions:")
 	fmt.Fprintf(out, "\t\t%s: [%s]\n\n", r.SchemaVersion, info.Address)
 	fmt.Fprintln(out, "Stats for all nodes:")
@@ -396,17 +389,12 @@ func describeClusterCmd(ctx context.Context, c *Client, args []string, out io.Wr
 	fmt.Fprintln(out, "\nData Centers: ")
 	fmt.Fprintf(out, "\t%s #Nodes: 1 #Down: 0\n", info.DataCenter)
 	fmt.Fprintln(out, "\nDatabase versions:")
-	fmt.Fprintf(out, "\t%s: [%s:%d]\n\n", info.ReleaseVersion, info.Address, info.StoragePort)
+	fmt.Fprintf(out, "\t%s: [%s]\n\n", info.ReleaseVersion, net.JoinHostPort(info.Address, strconv.Itoa(info.StoragePort)))
 	fmt.Fprintln(out, "Keyspaces:")
 	for _, k := range r.Keyspaces {
-		keys := make([]string, 0, len(k.Options))
-		for o := range k.Options {
-			keys = append(keys, o)
-		}
-		sort.Strings(keys)
-		opts := make([]string, len(keys))
-		for i, o := range keys {
-			opts[i] = o + "=" + k.Options[o]
+		var opts []string
+		for _, o := range slices.Sorted(maps.Keys(k.Options)) {
+			opts = append(opts, o+"="+k.Options[o])
 		}
 		fmt.Fprintf(out, "\t%s -> Replication class: %s {%s}\n", k.Name, k.Strategy, strings.Join(opts, ", "))
 	}

@@ -35,11 +35,11 @@ func TestRingCommands(t *testing.T) {
 	wantLines(t, out, ` 0\.00% `)
 	out, _ = run(t, opts, false, "ring")
 	wantLines(t, out, `^127\.0\.0\.1 +rack1 +Up +Normal +\S+ \S+ +\? +-?\d+ +$`,
-		`\n  Note: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+		`\n  Note: `+differentReplicationNote+`\n\z`)
 	out, _ = run(t, opts, false, "status")
-	wantLines(t, out, `^--  Address +Load +Tokens +Owns +Host ID +Rack$`, `^UN  127\.0\.0\.1 .* 100\.0% `,
-		`\n\nNote: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
-	out, _ = run(t, opts, false, "status", "none")
+	wantLines(t, out, `^--  Address +Load +Tokens +Owns +Host ID +Rack$`, `^UN  127\.0\.0\.1 .* \? `,
+		`\n\nNote: `+differentReplicationNote+`\n\z`)
+	out, _ = run(t, opts, false, "status", "-r", "-s", "ip", "--order", "asc", "none")
 	wantLines(t, out, `^--  Address +Load +Tokens +Owns \(effective\) +Host ID +Rack$`, `^UN  127\.0\.0\.1 .* 0\.0% `)
 	out, _ = run(t, opts, true, "status", "nosuch")
 	if out != "\nError: The keyspace nosuch, does not exist\n" {
@@ -77,7 +77,7 @@ func TestRingCommands(t *testing.T) {
 		`^\tks -> Replication class: NetworkTopologyStrategy \{datacenter1=1\}$`,
 		`^\tnone -> Replication class: SimpleStrategy \{replication_factor=0\}$`,
 		`^\tsystem_traces -> Replication class: SimpleStrategy \{replication_factor=2\}$`,
-		`\n\nNote: Non-system keyspaces don't have the same replication settings, effective ownership information is meaningless\n\z`)
+		`\n\nNote: `+differentReplicationNote+`\n\z`)
 
 	out, _ = run(t, opts, false, "getendpoints", "ks", "u", "7")
 	if out != "127.0.0.1\n" {
@@ -86,6 +86,11 @@ func TestRingCommands(t *testing.T) {
 	out, _ = run(t, opts, false, "getendpoints", "ks", "t", `x\:y:3`)
 	if out != "127.0.0.1\n" {
 		t.Errorf("getendpoints of a composite key: %q", out)
+	}
+	for _, key := range []string{"", "x:1:!", `x!!:1`} {
+		if out, _ = run(t, opts, false, "getendpoints", "ks", "t", key); out != "127.0.0.1\n" {
+			t.Errorf("getendpoints ks t %q: %q", key, out)
+		}
 	}
 	out, _ = run(t, opts, false, "getendpoints", "none", "t", "7")
 	if out != "" {
@@ -101,6 +106,8 @@ func TestRingCommands(t *testing.T) {
 		{[]string{"ks", "u", "x"}, `^nodetool: Unable to make int from 'x'$`},
 		{[]string{"ks", "t", "x:y"}, `^nodetool: Unable to make int from 'y'$`},
 		{[]string{"ks", "t", "x:1:2"}, `^nodetool: Index 2 out of bounds for length 2$`},
+		{[]string{"ks", "t", "x:y:2"}, `^nodetool: Unable to make int from 'y'$`},
+		{[]string{"system_views", "clients", "1"}, `^nodetool: Cannot initialize Keyspace with virtual metadata system_views$`},
 	} {
 		_, errOut := run(t, opts, true, append([]string{"getendpoints"}, c.args...)...)
 		wantLines(t, errOut, c.want)
@@ -110,8 +117,8 @@ func TestRingCommands(t *testing.T) {
 func TestSplitComposite(t *testing.T) {
 	for in, want := range map[string]string{
 		`a:b`:      "a|b",
-		`a\:b:c`:   "a:b|c",
-		`a!:b!!`:   "a|b!",
+		`a\:b:c`:   `a\:b|c`,
+		`a!:b!!`:   "a!|b!!",
 		`:`:        "|",
 		`no colon`: "no colon",
 	} {

@@ -13,6 +13,7 @@ import (
 	"github.com/cqld/cqld/internal/node"
 	"github.com/cqld/cqld/internal/schema"
 	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/types"
 	"github.com/google/uuid"
 )
 
@@ -137,8 +138,9 @@ func (s *server) info(r *http.Request) (any, error) {
 	info := &Info{
 		HostID:                uuid.UUID(local.HostID).String(),
 		ClusterName:           local.ClusterName,
-		Address:               s.n.Config().ListenAddress,
+		Address:               types.JavaHostAddress(local.ListenAddress),
 		StoragePort:           local.ListenPort,
+		RPCAddress:            types.JavaHostAddress(local.RPCAddress),
 		NativeAddress:         s.n.NativeAddr().String(),
 		ReleaseVersion:        local.ReleaseVersion,
 		NativeTransportActive: !s.n.Drained(),
