@@ -14,7 +14,7 @@ import (
 // TestAutoSnapshotFailure: when the snapshot before a TRUNCATE or a DROP
 // cannot be taken, TRUNCATE fails and leaves the data, and DROP TABLE
 // reports the failure and keeps the data; its id stays taken, and the next
-// start snapshots the data and removes it.
+// start snapshots the data (as the DROP asked) and removes it.
 func TestAutoSnapshotFailure(t *testing.T) {
 	dir := t.TempDir()
 	n := startTestNode(t, dir)
@@ -56,8 +56,12 @@ func TestAutoSnapshotFailure(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "snapshots", "ks")); err != nil {
 		t.Fatal(err)
 	}
+	// The next start keeps to the snapshot the DROP asked for, even with
+	// auto_snapshot off by then.
 	stopTestNode(t, n)
-	n = startTestNode(t, dir)
+	cfg := DefaultConfig()
+	cfg.DataDir, cfg.AutoSnapshot = dir, false
+	n = startTestNodeConfig(t, cfg)
 	if rs := n.Schema().PendingRemovals(); len(rs) != 0 {
 		t.Fatalf("pending after the start: %v", rs)
 	}

@@ -17,14 +17,18 @@ const (
 )
 
 // autoSnapshot takes the snapshot Cassandra takes of a table before
-// TRUNCATE or a DROP discards its data, when auto_snapshot and the table's
-// allow_auto_snapshot are both set: named
-// <prefix>-<milliseconds>-<table>, living auto_snapshot_ttl. ks is the
-// table's keyspace.
+// TRUNCATE discards its data, when auto_snapshot and the table's
+// allow_auto_snapshot are both set. ks is the table's keyspace.
 func (e *Executor) autoSnapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table) error {
 	if !e.cfg.AutoSnapshot || !t.Params.AllowAutoSnapshot {
 		return nil
 	}
+	return e.snapshot(ctx, prefix, ks, t)
+}
+
+// snapshot takes a table's automatic snapshot, named
+// <prefix>-<milliseconds>-<table>, living auto_snapshot_ttl.
+func (e *Executor) snapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table) error {
 	// Two in the same millisecond (Cassandra would put both in one
 	// directory): the second takes the next free millisecond.
 	ms := e.now().UnixMilli()
@@ -47,47 +51,55 @@ func keyspaceOrEmpty(s *schema.Schema, name string) *schema.Keyspace {
 	return &schema.Keyspace{Name: name}
 }
 
-// removeDropped removes the data of a dropped table or view, and of its
-// indexes, after its auto-snapshot, or the data of a dropped index, then
-// records the removal done (see schema.Removal). It runs to the end even if
-// the request is cancelled: the schema change is done. When the snapshot
-// fails, the data is kept (unreachable, but not lost; the removal is tried
-// again at the next start) and the error is the client's, as Cassandra's
-// DROP reports a failed snapshot; a failed removal is tried again at the
-// next start too. Views are not looked up by name: DROP TABLE is refused
-// while a table has views, and DROP KEYSPACE drops each of them itself.
-func (e *Executor) removeDropped(ctx context.Context, r schema.Removal) error {
+// removeDropped removes the data of dropped tables and views, with their
+// indexes, after their snapshot (Removal.Snapshot), or of dropped
+// indexes, then records in one write the removals done (see
+// schema.Removal). It runs to the end even if the request is cancelled:
+// the schema change is done. When a snapshot fails, the table's data is
+// kept (unreachable, but not lost; the removal is tried again at the next
+// start) and the first such error is the client's, as Cassandra's DROP
+// reports a failed snapshot; a failed removal is tried again at the next
+// start too. Views are not looked up by name: DROP TABLE is refused while
+// a table has views, and DROP KEYSPACE drops each of them itself.
+func (e *Executor) removeDropped(ctx context.Context, rs ...schema.Removal) error {
 	ctx = context.WithoutCancel(ctx)
-	t := r.Table
-	if r.Index != nil {
-		if err := e.cfg.Coordinator.Truncate(ctx, r.Index.Table(t)); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped index", "keyspace", t.Keyspace, "index", r.Index.Name, "err", err)
-			return nil
+	var done []schema.Removal
+	var clientErr error
+	for _, r := range rs {
+		t := r.Table
+		if r.Index != nil {
+			if err := e.cfg.Coordinator.Truncate(ctx, r.Index.Table(t)); err != nil {
+				e.cfg.Logger.Warn("dropping data of dropped index", "keyspace", t.Keyspace, "index", r.Index.Name, "err", err)
+				continue
+			}
+		} else {
+			if r.Snapshot {
+				if err := e.snapshot(ctx, droppedPrefix, r.Keyspace, t); err != nil {
+					e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept until the next start", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+					if clientErr == nil {
+						clientErr = cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)
+					}
+					continue
+				}
+			}
+			if err := e.truncateTable(ctx, t); err != nil {
+				e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+				continue
+			}
 		}
-	} else {
-		if err := e.autoSnapshot(ctx, droppedPrefix, r.Keyspace, t); err != nil {
-			e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept", "keyspace", t.Keyspace, "table", t.Name, "err", err)
-			return cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)
-		}
-		if err := e.truncateTable(ctx, t); err != nil {
-			e.cfg.Logger.Warn("dropping data of dropped table", "keyspace", t.Keyspace, "table", t.Name, "err", err)
-			return nil
-		}
+		done = append(done, r)
 	}
-	if err := e.cfg.Schema.Removed(r); err != nil {
-		e.cfg.Logger.Warn("recording dropped data removed", "keyspace", t.Keyspace, "table", t.Name, "err", err)
+	if err := e.cfg.Schema.Removed(done...); err != nil {
+		e.cfg.Logger.Warn("recording dropped data removed", "removals", len(done), "err", err)
 	}
-	return nil
+	return clientErr
 }
 
 // RemoveDropped finishes the removals of dropped data that a stop
 // interrupted (the node calls it at start, before serving) and returns how
 // many it did.
 func (e *Executor) RemoveDropped(ctx context.Context) (int, error) {
-	var errs []error
 	rs := e.cfg.Schema.PendingRemovals()
-	for _, r := range rs {
-		errs = append(errs, e.removeDropped(ctx, r))
-	}
-	return len(rs) - len(e.cfg.Schema.PendingRemovals()), errors.Join(errs...)
+	err := e.removeDropped(ctx, rs...)
+	return len(rs) - len(e.cfg.Schema.PendingRemovals()), err
 }

@@ -365,24 +365,21 @@ func (e *Executor) compileAlterKeyspace(c *compiled, st *cql.AlterKeyspace) erro
 }
 
 func (e *Executor) dropKeyspace(ctx context.Context, st *cql.DropKeyspace) (*Result, error) {
-	ks, err := e.cfg.Schema.DropKeyspace(st.Name, st.IfExists)
+	ks, removals, err := e.cfg.Schema.DropKeyspace(st.Name, st.IfExists, e.cfg.AutoSnapshot)
 	if err != nil {
 		return nil, err
 	}
 	if ks == nil {
 		return &Result{Kind: VoidResult}, nil
 	}
-	var errs []error
+	dropErr := e.removeDropped(ctx, removals...)
 	for _, t := range ks.Tables {
-		if err := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: t}); err != nil {
-			errs = append(errs, err)
-		}
 		e.dropped(ctx, DataResource(ks.Name, t.Name))
 	}
 	e.dropped(ctx, DataResource(ks.Name, ""))
 	res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "KEYSPACE", Keyspace: st.Name})
-	if len(errs) > 0 {
-		return nil, errs[0]
+	if dropErr != nil {
+		return nil, dropErr
 	}
 	return res, nil
 }
@@ -791,19 +788,16 @@ func (e *Executor) compileDropTable(c *compiled, st *cql.DropTable, keyspace str
 		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		// The keyspace as it was, with the user types the table uses
-		// (DROP TYPE is refused while it exists).
-		ks := keyspaceOrEmpty(e.cfg.Schema.Current(), ksName)
-		t, err := e.cfg.Schema.DropTable(ksName, st.Name.Name, st.IfExists)
+		r, err := e.cfg.Schema.DropTable(ksName, st.Name.Name, st.IfExists, e.cfg.AutoSnapshot)
 		if err != nil {
 			return nil, err
 		}
-		if t == nil {
+		if r == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		dropErr := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: t})
-		e.dropped(ctx, DataResource(ksName, t.Name))
-		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: t.Name})
+		dropErr := e.removeDropped(ctx, *r)
+		e.dropped(ctx, DataResource(ksName, r.Table.Name))
+		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: r.Table.Name})
 		if dropErr != nil {
 			return nil, dropErr
 		}

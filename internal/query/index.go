@@ -830,16 +830,16 @@ func (e *Executor) compileDropIndex(c *compiled, st *cql.DropIndex, keyspace str
 		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		ref, err := e.cfg.Schema.DropIndex(ksName, st.Name.Name, st.IfExists)
+		r, err := e.cfg.Schema.DropIndex(ksName, st.Name.Name, st.IfExists)
 		if err != nil {
 			return nil, err
 		}
-		if ref == nil {
+		if r == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
 		// A DROP INDEX takes no snapshot: removeDropped returns no error.
-		_ = e.removeDropped(ctx, schema.Removal{Table: ref.Table, Index: ref.Index})
-		return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: ksName, Name: ref.Table.Name}), nil
+		_ = e.removeDropped(ctx, *r)
+		return e.schemaChanged(&SchemaChange{Change: "UPDATED", Target: "TABLE", Keyspace: ksName, Name: r.Table.Name}), nil
 	}
 	return nil
 }

@@ -507,16 +507,15 @@ func (e *Executor) compileDropView(c *compiled, st *cql.DropMaterializedView, ke
 		return err
 	}
 	c.ddl = func(ctx context.Context, e *Executor) (*Result, error) {
-		ks := keyspaceOrEmpty(e.cfg.Schema.Current(), ksName)
-		v, err := e.cfg.Schema.DropView(ksName, st.Name.Name, st.IfExists)
+		r, err := e.cfg.Schema.DropView(ksName, st.Name.Name, st.IfExists, e.cfg.AutoSnapshot)
 		if err != nil {
 			return nil, err
 		}
-		if v == nil {
+		if r == nil {
 			return &Result{Kind: VoidResult}, nil
 		}
-		dropErr := e.removeDropped(ctx, schema.Removal{Keyspace: ks, Table: v})
-		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: v.Name})
+		dropErr := e.removeDropped(ctx, *r)
+		res := e.schemaChanged(&SchemaChange{Change: "DROPPED", Target: "TABLE", Keyspace: ksName, Name: r.Table.Name})
 		if dropErr != nil {
 			return nil, dropErr
 		}

@@ -268,10 +268,10 @@ func (m *Manager) CreateIndex(ks, table string, ix *Index, ifNotExists bool, val
 	})
 }
 
-// DropIndex removes the named index and returns it with the table it was
-// on (the new table version); ref is nil when it did not exist and ifExists
-// is set.
-func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err error) {
+// DropIndex removes the named index and returns the removal of its data,
+// with the table it was on as it was; nil when it did not exist and
+// ifExists is set.
+func (m *Manager) DropIndex(ks, name string, ifExists bool) (dropped *Removal, err error) {
 	_, err = m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		k, ok := kss[ks]
 		if !ok {
@@ -298,10 +298,10 @@ func (m *Manager) DropIndex(ks, name string, ifExists bool) (ref *IndexRef, err 
 		}
 		nt := r.Table.WithIndexes(keep)
 		kss[ks] = k.withTable(nt.Name, nt)
-		ref = &IndexRef{Table: nt, Index: r.Index}
-		return []Removal{{Keyspace: k, Table: r.Table, Index: r.Index}}, true, nil
+		dropped = &Removal{Keyspace: k, Table: r.Table, Index: r.Index}
+		return []Removal{*dropped}, true, nil
 	})
-	return ref, err
+	return dropped, err
 }
 
 type persistedIndex struct {

@@ -60,9 +60,9 @@ func TestIndexesPersistAndDrop(t *testing.T) {
 	if len(it.PartitionKey) != 1 || len(it.Clustering) != 3 || !it.Clustering[2].Desc || it.ID != v.ID {
 		t.Fatalf("index table %+v", it)
 	}
-	ref, err := m2.DropIndex("app", "t_v_idx", false)
-	if err != nil || ref == nil || len(ref.Table.Indexes) != 1 {
-		t.Fatalf("drop: %+v %v", ref, err)
+	r, err := m2.DropIndex("app", "t_v_idx", false)
+	if err != nil || r == nil || r.Index.Name != "t_v_idx" || len(m2.Current().Table("app", "t").Indexes) != 1 {
+		t.Fatalf("drop: %+v %v", r, err)
 	}
 	if _, err := m2.DropIndex("app", "t_v_idx", false); !cqlerr.Is(err, cqlerr.Invalid) || !strings.HasSuffix(err.Error(), "Index 'app.t_v_idx' doesn't exist'") {
 		t.Fatalf("drop missing: %v", err)

@@ -239,9 +239,12 @@ func (m *Manager) AlterKeyspace(name string, ifExists bool, fn func(old *Keyspac
 }
 
 // DropKeyspace removes a keyspace and returns its definition (nil when it
-// did not exist and ifExists is set).
-func (m *Manager) DropKeyspace(name string, ifExists bool) (*Keyspace, error) {
+// did not exist and ifExists is set) and the removals of its tables' data,
+// which snapshot each table first when snapshot is set and the table
+// allows it.
+func (m *Manager) DropKeyspace(name string, ifExists, snapshot bool) (*Keyspace, []Removal, error) {
 	var dropped *Keyspace
+	var removals []Removal
 	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		ks, ok := kss[name]
 		if !ok {
@@ -255,13 +258,13 @@ func (m *Manager) DropKeyspace(name string, ifExists bool) (*Keyspace, error) {
 		}
 		delete(kss, name)
 		dropped = ks
-		var removals []Removal
 		for _, tn := range ks.TableNames() {
-			removals = append(removals, Removal{Keyspace: ks, Table: ks.Tables[tn]})
+			t := ks.Tables[tn]
+			removals = append(removals, Removal{Keyspace: ks, Table: t, Snapshot: snapshot && t.Params.AllowAutoSnapshot})
 		}
 		return removals, true, nil
 	})
-	return dropped, err
+	return dropped, removals, err
 }
 
 // CreateTable adds a table to its keyspace.
@@ -313,10 +316,11 @@ func (m *Manager) checkIDFree(kss map[string]*Keyspace, id uuid.UUID) error {
 	return nil
 }
 
-// DropTable removes a table and returns its definition (nil when it did not
-// exist and ifExists is set).
-func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) {
-	var dropped *Table
+// DropTable removes a table and returns the removal of its data (nil when
+// it did not exist and ifExists is set), which snapshots it first when
+// snapshot is set and the table allows it.
+func (m *Manager) DropTable(ksName, name string, ifExists, snapshot bool) (*Removal, error) {
+	var dropped *Removal
 	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		ks, ok := kss[ksName]
 		if !ok {
@@ -343,8 +347,8 @@ func (m *Manager) DropTable(ksName, name string, ifExists bool) (*Table, error) 
 			return nil, false, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ksName)
 		}
 		kss[ksName] = ks.withTable(name, nil)
-		dropped = t
-		return []Removal{{Keyspace: ks, Table: t}}, true, nil
+		dropped = &Removal{Keyspace: ks, Table: t, Snapshot: snapshot && t.Params.AllowAutoSnapshot}
+		return []Removal{*dropped}, true, nil
 	})
 	return dropped, err
 }

@@ -23,6 +23,11 @@ type Removal struct {
 	Table *Table
 	// Index is the dropped index; nil when the table itself was dropped.
 	Index *Index
+	// Snapshot is set when the data is to be snapshotted before its
+	// removal (auto_snapshot as it was at the drop, and the table's
+	// allow_auto_snapshot): a removal finished at a later start keeps
+	// to it whatever the configuration says then.
+	Snapshot bool
 }
 
 // ids returns the storage ids of the data to remove.
@@ -57,15 +62,17 @@ func (m *Manager) PendingRemovals() []Removal {
 	return slices.Clone(m.pending)
 }
 
-// Removed records that r's data is gone. The schema does not change.
-func (m *Manager) Removed(r Removal) error {
+// Removed records that the data of rs is gone, in one write. The schema
+// does not change.
+func (m *Manager) Removed(rs ...Removal) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := slices.IndexFunc(m.pending, r.same)
-	if i < 0 {
+	pending := slices.DeleteFunc(slices.Clone(m.pending), func(p Removal) bool {
+		return slices.ContainsFunc(rs, p.same)
+	})
+	if len(pending) == len(m.pending) {
 		return nil
 	}
-	pending := slices.Delete(slices.Clone(m.pending), i, i+1)
 	if err := m.persist(m.cur.Load(), pending); err != nil {
 		return err
 	}
@@ -77,12 +84,13 @@ func (m *Manager) Removed(r Removal) error {
 type persistedRemoval struct {
 	Keyspace persistedKeyspace `json:"keyspace"`
 	Index    string            `json:"index,omitempty"`
+	Snapshot bool              `json:"snapshot,omitempty"`
 }
 
 func encodeRemovals(rs []Removal) []persistedRemoval {
 	var out []persistedRemoval
 	for _, r := range rs {
-		pr := persistedRemoval{Keyspace: oneTable(r.Keyspace, r.Table)}
+		pr := persistedRemoval{Keyspace: oneTable(r.Keyspace, r.Table), Snapshot: r.Snapshot}
 		if r.Index != nil {
 			pr.Index = r.Index.Name
 		}
@@ -98,7 +106,7 @@ func (p *persistedSchema) decodeRemovals() ([]Removal, error) {
 		if err != nil {
 			return nil, fmt.Errorf("schema: pending removal: %w", err)
 		}
-		r := Removal{Keyspace: ks, Table: t}
+		r := Removal{Keyspace: ks, Table: t, Snapshot: pr.Snapshot}
 		if pr.Index != "" {
 			i := slices.IndexFunc(t.Indexes, func(ix *Index) bool { return ix.Name == pr.Index })
 			if i < 0 {

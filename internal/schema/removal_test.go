@@ -43,19 +43,22 @@ func TestRemovalsPersist(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.DropTable("a", "t1", false); err != nil {
+	if _, err := m.DropTable("a", "t1", false, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.DropIndex("a", "t2_v_idx", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.DropKeyspace("b", false); err != nil {
+	if _, _, err := m.DropKeyspace("b", false, false); err != nil {
 		t.Fatal(err)
 	}
 	describe := func(rs []Removal) string {
 		var out []string
 		for _, r := range rs {
 			s := r.name() + " " + r.Table.ID.String()
+			if r.Snapshot {
+				s += " snapshot"
+			}
 			if r.Keyspace.Types["pt"] != nil {
 				s += " with pt"
 			}
@@ -64,7 +67,7 @@ func TestRemovalsPersist(t *testing.T) {
 		return strings.Join(out, "\n")
 	}
 	want := strings.Join([]string{
-		"a.t1 " + t1.ID.String() + " with pt",
+		"a.t1 " + t1.ID.String() + " snapshot with pt",
 		"index a.t2_v_idx " + t2.ID.String() + " with pt",
 		"b.t3 " + t3.ID.String(),
 	}, "\n")
@@ -86,17 +89,14 @@ func TestRemovalsPersist(t *testing.T) {
 	// dropped index's.
 	for _, id := range []uuid.UUID{t1.ID, IndexID(t1.ID, "t1_v_idx"), IndexID(t2.ID, "t2_v_idx")} {
 		tbl := NewTable("a", "again", id, []*Column{{Name: "k", Type: types.IntType, Kind: PartitionKey, Position: 0}}, DefaultTableParams())
-		if _, err := m2.CreateTable(tbl, false); err == nil || !strings.Contains(err.Error(), "not yet removed") {
+		if _, err := m2.CreateTable(tbl, false); err == nil || !strings.Contains(err.Error(), "still used by the data of dropped") {
 			t.Fatalf("CREATE TABLE WITH ID %s: %v", id, err)
 		}
 	}
-	if _, err := m2.CreateIndex("a", "t2", &Index{Column: "v"}, false, ok); err == nil {
+	if _, err := m2.CreateIndex("a", "t2", &Index{Column: "v"}, false, ok); err == nil || !strings.Contains(err.Error(), "index a.t2_v_idx, not yet removed") {
 		t.Fatal("CREATE INDEX over the pending data of the dropped index")
 	}
-	if err := m2.Removed(rs[0]); err != nil {
-		t.Fatal(err)
-	}
-	if err := m2.Removed(Removal{Table: t2, Index: &Index{Name: "t2_v_idx"}}); err != nil {
+	if err := m2.Removed(rs[0], Removal{Table: t2, Index: &Index{Name: "t2_v_idx"}}); err != nil {
 		t.Fatal(err)
 	}
 	m3, err := NewManager(store)

@@ -68,10 +68,10 @@ func TestManagerPersistsAndVersions(t *testing.T) {
 	if want := "k c s v"; joined(names) != want {
 		t.Fatalf("column order %q, want %q", joined(names), want)
 	}
-	if _, err := m2.DropTable("app", "t", false); err != nil {
+	if _, err := m2.DropTable("app", "t", false, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m2.DropKeyspace("system", false); !cqlerr.Is(err, cqlerr.Unauthorized) {
+	if _, _, err := m2.DropKeyspace("system", false, false); !cqlerr.Is(err, cqlerr.Unauthorized) {
 		t.Fatalf("dropping a system keyspace: %v", err)
 	}
 }

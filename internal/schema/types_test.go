@@ -120,7 +120,7 @@ func TestUserTypesLifecycle(t *testing.T) {
 	if _, err := m2.DropType("app", "address", false); err == nil || !strings.Contains(err.Error(), "still used by tables users") {
 		t.Fatalf("dropping address: %v", err)
 	}
-	if _, err := m2.DropTable("app", "users", false); err != nil {
+	if _, err := m2.DropTable("app", "users", false, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"address", "phone"} {

@@ -75,10 +75,11 @@ func (m *Manager) CreateView(v *Table, ifNotExists bool, validate func(base *Tab
 	})
 }
 
-// DropView removes a materialized view and returns it (nil when it did not
-// exist and ifExists is set).
-func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
-	var dropped *Table
+// DropView removes a materialized view and returns the removal of its
+// data (nil when it did not exist and ifExists is set), which snapshots
+// it first when snapshot is set and the view allows it.
+func (m *Manager) DropView(ks, name string, ifExists, snapshot bool) (*Removal, error) {
+	var dropped *Removal
 	_, err := m.updateRemoving(func(kss map[string]*Keyspace) ([]Removal, bool, error) {
 		// DropViewStatement.apply: a missing keyspace is a missing view.
 		k, v, err := findView(kss, ks, name)
@@ -99,8 +100,8 @@ func (m *Manager) DropView(ks, name string, ifExists bool) (*Table, error) {
 			nk = nk.withTable(base.Name, base.WithViews(keep))
 		}
 		kss[ks] = nk
-		dropped = v
-		return []Removal{{Keyspace: k, Table: v}}, true, nil
+		dropped = &Removal{Keyspace: k, Table: v, Snapshot: snapshot && v.Params.AllowAutoSnapshot}
+		return []Removal{*dropped}, true, nil
 	})
 	return dropped, err
 }
