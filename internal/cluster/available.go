@@ -19,14 +19,20 @@ import (
 // level that blocks for none. ANY, NODE_LOCAL and virtual tables are never
 // refused.
 func (l *Local) checkAvailable(t *schema.Table, cl query.Consistency, read bool) error {
-	if cl == query.Any || cl == query.NodeLocal || t.Virtual || l.schema == nil {
+	if cl == query.Any || cl == query.NodeLocal || t.Virtual {
 		return nil
 	}
 	ks := l.schema.Current().Keyspace(t.Keyspace)
 	if ks == nil {
 		return nil // dropped meanwhile: the engine finds no data
 	}
-	local := ks.ReplicationFactor(l.dc)
+	return available(ks, l.dc, cl, read)
+}
+
+// available applies the rules of checkAvailable to keyspace ks of a node
+// of datacenter dc.
+func available(ks *schema.Keyspace, dc string, cl query.Consistency, read bool) error {
+	local := ks.ReplicationFactor(dc)
 	live := min(local, 1)
 	var blockFor int
 	switch cl {
@@ -44,7 +50,7 @@ func (l *Local) checkAvailable(t *schema.Table, cl query.Consistency, read bool)
 		blockFor = local/2 + 1
 	case query.EachQuorum:
 		if ks.Replication["class"] == schema.NetworkTopologyClass {
-			return l.checkEachQuorum(ks, live)
+			return eachQuorum(ks, dc, live)
 		}
 		blockFor = ks.ReplicationFactor("")/2 + 1
 	default:
@@ -56,12 +62,12 @@ func (l *Local) checkAvailable(t *schema.Table, cl query.Consistency, read bool)
 	return nil
 }
 
-// checkEachQuorum checks EACH_QUORUM against a NetworkTopologyStrategy
+// eachQuorum checks EACH_QUORUM against a NetworkTopologyStrategy
 // keyspace: a majority of each datacenter's replicas, this node's live
 // ones in its own. Cassandra's error gives the datacenter's majority as
 // required and 0 alive (UnavailableException.create's arguments are
 // passed in another order), whatever is alive.
-func (l *Local) checkEachQuorum(ks *schema.Keyspace, live int) error {
+func eachQuorum(ks *schema.Keyspace, localDC string, live int) error {
 	var dcs []string
 	for dc := range ks.Replication {
 		if dc != "class" {
@@ -72,7 +78,7 @@ func (l *Local) checkEachQuorum(ks *schema.Keyspace, live int) error {
 	for _, dc := range dcs {
 		blockFor := ks.ReplicationFactor(dc)/2 + 1
 		alive := 0
-		if dc == l.dc {
+		if dc == localDC {
 			alive = live
 		}
 		if alive < blockFor {
@@ -88,21 +94,27 @@ func (l *Local) checkEachQuorum(ks *schema.Keyspace, live int) error {
 // value at QUORUM, or LOCAL_QUORUM for LOCAL_SERIAL, as Cassandra's Paxos
 // v1 (its 5.0 default) reads it.
 func (l *Local) checkPaxos(t *schema.Table, cl query.Consistency) error {
-	if t.Virtual || l.schema == nil {
+	if t.Virtual {
 		return nil
 	}
 	ks := l.schema.Current().Keyspace(t.Keyspace)
 	if ks == nil {
 		return nil
 	}
-	if ks.ReplicationFactor(l.dc) == 0 {
+	return paxos(ks, l.dc, cl)
+}
+
+// paxos applies the rules of checkPaxos to keyspace ks of a node of
+// datacenter dc.
+func paxos(ks *schema.Keyspace, dc string, cl query.Consistency) error {
+	if ks.ReplicationFactor(dc) == 0 {
 		return unavailable(cl, "", 1, 0)
 	}
 	read := query.Quorum
 	if cl == query.LocalSerial {
 		read = query.LocalQuorum
 	}
-	return l.checkAvailable(t, read, true)
+	return available(ks, dc, read, true)
 }
 
 // unavailable is UnavailableException.create: "Cannot achieve consistency
