@@ -65,3 +65,28 @@ func TestDriverBatchWarnings(t *testing.T) {
 		t.Fatalf("rejected batch wrote %d rows (%v)", cnt, err)
 	}
 }
+
+// TestDriverNodeLocal: NODE_LOCAL (code 11) reaches the server and is
+// refused as by a default Cassandra 5.0: a statement with Invalid, a
+// protocol BATCH with the ServerError of ConsistencyLevel.blockFor; the
+// batch writes nothing.
+func TestDriverNodeLocal(t *testing.T) {
+	_, s := driverNode(t, "CREATE TABLE ks.nl (k int PRIMARY KEY)")
+	const nodeLocal = gocql.Consistency(0x000B)
+	err := s.Query("SELECT * FROM ks.nl").Consistency(nodeLocal).Exec()
+	var re gocql.RequestError
+	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid ||
+		re.Message() != "NODE_LOCAL consistency level is highly dangerous and should be used only for debugging purposes" {
+		t.Fatalf("SELECT at NODE_LOCAL: %v", err)
+	}
+	b := s.Batch(gocql.LoggedBatch).Consistency(nodeLocal)
+	b.Query("INSERT INTO ks.nl (k) VALUES (1)")
+	err = s.ExecuteBatch(b)
+	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeServer || re.Message() != "Invalid consistency level: NODE_LOCAL" {
+		t.Fatalf("BATCH at NODE_LOCAL: %v", err)
+	}
+	var n int
+	if err := s.Query("SELECT count(*) FROM ks.nl").Consistency(gocql.One).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows after the refused batch: %d %v", n, err)
+	}
+}

@@ -349,6 +349,11 @@ func (e *Executor) Batch(ctx context.Context, sess *Session, b *BatchRequest) (*
 	var gwarns []string
 	// BatchMessage.traceQuery: no query strings, no values.
 	defer e.beginTrace(ctx, "Execute batch of CQL3 queries", func() map[string]string { return optionParams(&b.Options) })()
+	if Consistency(b.Options.Consistency) == NodeLocal {
+		// A batch is not intercepted as a statement is: Cassandra's
+		// ConsistencyLevel.blockFor fails on the level.
+		return nil, cqlerr.Serverf("Invalid consistency level: NODE_LOCAL")
+	}
 	guard := e.guardrailsApply(ctx, sess)
 	for i, bs := range b.Statements {
 		var c *compiled

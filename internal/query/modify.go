@@ -1654,6 +1654,8 @@ func (e *Executor) executeBatchResult(ctx context.Context, typ cql.BatchType, st
 			if _, err := prepareWrites(bt.t, bt.ups); err != nil {
 				return nil, err
 			}
+		}
+		for _, bt := range tables {
 			if err := e.cfg.Coordinator.CheckWrite(bt.t, Consistency(bopts.Consistency)); err != nil {
 				return nil, err
 			}

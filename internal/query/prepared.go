@@ -42,7 +42,7 @@ func (e *Executor) persistPrepared(ctx context.Context, id [16]byte, keyspace, q
 		Rows: []mutation.Row{{Marker: mutation.Liveness{Timestamp: ts, LocalDeletionTime: mutation.NoDeletion}, Deletion: mutation.Live, Cells: cells}}}
 	// Not cancelled with the connection: the statement stays cached, so
 	// a lost row would not be written again.
-	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, One, []*mutation.PartitionUpdate{up}); err != nil {
+	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, NodeLocal, []*mutation.PartitionUpdate{up}); err != nil {
 		e.cfg.Logger.Warn("cannot persist prepared statement", "query", query, "err", err)
 	}
 }
@@ -60,7 +60,7 @@ func (e *Executor) removePersistedPrepared(ctx context.Context, keys [][]byte) {
 		ups[i] = &mutation.PartitionUpdate{TableID: t.ID, Key: key, Token: e.cfg.Partitioner.Token(key),
 			Deletion: mutation.Deletion{MarkedForDeleteAt: ts, LocalDeletionTime: now}}
 	}
-	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, One, ups); err != nil {
+	if err := e.cfg.Coordinator.Mutate(context.WithoutCancel(tracing.Without(ctx)), t, NodeLocal, ups); err != nil {
 		e.cfg.Logger.Warn("cannot remove prepared statements", "count", len(keys), "err", err)
 	}
 }

@@ -186,13 +186,14 @@ func (e *Executor) writeTrace(ctx context.Context, s *tracing.Session) {
 	}
 	// Events first: a reader that sees the session's duration finds
 	// every event (the Python driver waits for the duration). The
-	// session is written even when its events could not be.
+	// session is written even when its events could not be. At ANY, as
+	// Cassandra's TraceState writes them.
 	if len(eup.Rows) > 0 {
-		if err := e.cfg.Coordinator.Mutate(ctx, events, One, []*mutation.PartitionUpdate{eup}); err != nil {
+		if err := e.cfg.Coordinator.Mutate(ctx, events, Any, []*mutation.PartitionUpdate{eup}); err != nil {
 			e.cfg.Logger.Warn("cannot write trace events", "session", s.ID.String(), "err", err)
 		}
 	}
-	if err := e.cfg.Coordinator.Mutate(ctx, sessions, One, []*mutation.PartitionUpdate{sup}); err != nil {
+	if err := e.cfg.Coordinator.Mutate(ctx, sessions, Any, []*mutation.PartitionUpdate{sup}); err != nil {
 		e.cfg.Logger.Warn("cannot write trace session", "session", s.ID.String(), "err", err)
 	}
 }

@@ -557,7 +557,7 @@ func (e *Executor) buildView(ctx context.Context, base, v *schema.Table) error {
 	return e.scanPartitions(ctx, base, func(parts []mutation.Partition) error {
 		for i := range parts {
 			p := &parts[i]
-			if err := e.maintainViews(ctx, base, []*schema.Table{v}, p.Key, p.Token, nil, p.Rows, One); err != nil {
+			if err := e.maintainViews(ctx, base, []*schema.Table{v}, p.Key, p.Token, nil, p.Rows, NodeLocal); err != nil {
 				return err
 			}
 		}

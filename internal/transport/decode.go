@@ -172,8 +172,9 @@ const (
 	qfNowInSeconds      = 0x0100
 )
 
-// maxConsistency is LOCAL_ONE (0x000A), the highest consistency code.
-const maxConsistency = 0x000A
+// maxConsistency is NODE_LOCAL (0x000B), the highest consistency code
+// (the executor refuses it, as Cassandra does by default).
+const maxConsistency = 0x000B
 
 func (r *reader) consistency() uint16 {
 	c := r.short()
