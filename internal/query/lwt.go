@@ -46,19 +46,12 @@ func checkWriteConsistency(p *modifyPlan, opts *Options) error {
 		return nil
 	}
 	if cl == Serial || cl == LocalSerial {
-		return cqlerr.Invalidf("%s is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", consistencyName(cl))
+		return cqlerr.Invalidf("%s is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", ConsistencyName(cl))
 	}
 	if sc := Consistency(opts.SerialConsistency); sc != 0 && sc != Serial && sc != LocalSerial {
 		return cqlerr.Invalidf("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
 	}
 	return nil
-}
-
-func consistencyName(cl Consistency) string {
-	if cl == LocalSerial {
-		return "LOCAL_SERIAL"
-	}
-	return "SERIAL"
 }
 
 // casSpec is the IF clause of a statement.
