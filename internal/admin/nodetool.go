@@ -296,7 +296,8 @@ func tableBuilder(out io.Writer, rows [][]string, sep string, padLast bool) {
 }
 
 func status(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	i, ownsText, note, err := nodeOwnership(ctx, c, "status", args, 1, out)
+	i, ownsText, note, err := nodeOwnership(ctx, c, "status", args, 1, out,
+		flag("-r", "--resolve-ip"), valued("-s", "--sort"), valued("-o", "--order"))
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func splitComposite(s string) []string {
 // Ring returns the ring's keyspaces and schema version.
 func (c *Client) Ring(ctx context.Context) (*Ring, error) {
 	var r Ring
-	return &r, c.call(ctx, "GET", "ring", nil, &r)
+	return &r, c.call(ctx, http.MethodGet, "ring", nil, &r)
 }
 
 // Endpoints returns the replicas of the partition of keyspace.table whose
@@ -184,7 +184,7 @@ func (c *Client) Ring(ctx context.Context) (*Ring, error) {
 func (c *Client) Endpoints(ctx context.Context, keyspace, table, key string) ([]string, error) {
 	var e Endpoints
 	q := url.Values{"keyspace": {keyspace}, "table": {table}, "key": {key}}
-	return e.Endpoints, c.call(ctx, "GET", "endpoints", q, &e)
+	return e.Endpoints, c.call(ctx, http.MethodGet, "endpoints", q, &e)
 }
 
 // keyspace returns the named keyspace's replication, or nil.
@@ -195,6 +195,12 @@ func (r *Ring) keyspace(name string) *KeyspaceReplication {
 		}
 	}
 	return nil
+}
+
+// storageEndpoint is the node's address with its storage port, as
+// InetAddressAndPort prints it.
+func (i *Info) storageEndpoint() string {
+	return net.JoinHostPort(i.Address, strconv.Itoa(i.StoragePort))
 }
 
 // ringInfo fetches the node's Info and Ring.
@@ -208,31 +214,22 @@ func ringInfo(ctx context.Context, c *Client) (*Info, *Ring, error) {
 }
 
 // nodeOwnership parses the arguments of ring or status, `[options]
-// [keyspace]`, and fetches the node's Info and its ownership for the
-// keyspace as they print it (ownsDecimals decimals, "?" when a note says
-// it is meaningless); a missing keyspace is printed as nodetool prints it
-// (errSilent). Both take -r (addresses are printed as configured); status
-// takes -s/--sort and -o/--order, with a value (one node: nothing to sort).
-func nodeOwnership(ctx context.Context, c *Client, cmd string, args []string, ownsDecimals int, out io.Writer) (info *Info, owns, note string, err error) {
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-r" || a == "--resolve-ip":
-		case cmd == "status" && (a == "-s" || a == "--sort" || a == "-o" || a == "--order"):
-			if i++; i == len(args) {
-				return nil, "", "", errUsage{fmt.Sprintf("Required values for option '%s' not provided", a)}
-			}
-		case strings.HasPrefix(a, "-"):
-			return nil, "", "", errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", a)}
-		default:
-			pos = append(pos, a)
-		}
-	}
-	if len(pos) > 1 {
-		return nil, "", "", errUsage{fmt.Sprintf("Found unexpected parameters: [%s]", strings.Join(pos[1:], ", "))}
+// [keyspace]` with the command's options, and fetches the node's Info and
+// its ownership for the keyspace as they print it (ownsDecimals decimals,
+// "?" when a note says it is meaningless); a missing keyspace is printed
+// as nodetool prints it (errSilent). The options change nothing on one
+// node: addresses are printed as configured (-r), one row needs no
+// sorting (status' -s and -o).
+func nodeOwnership(ctx context.Context, c *Client, cmd string, args []string, ownsDecimals int, out io.Writer, options ...option) (info *Info, owns, note string, err error) {
+	_, pos, err := commandOptions(args, options...)
+	if err != nil {
+		return nil, "", "", err
 	}
 	ks := ""
-	if len(pos) == 1 {
+	if len(pos) > 0 {
+		if err := noArgs(cmd, pos[1:]); err != nil {
+			return nil, "", "", err
+		}
 		ks = pos[0]
 	}
 	info, r, err := ringInfo(ctx, c)
@@ -292,12 +289,12 @@ func ownership(r *Ring, ks string) (owns float64, note string, err error) {
 
 // ringCmd is nodetool ring [-r] [keyspace].
 func ringCmd(ctx context.Context, c *Client, args []string, out io.Writer) error {
-	info, ownsText, note, err := nodeOwnership(ctx, c, "ring", args, 2, out)
+	info, ownsText, note, err := nodeOwnership(ctx, c, "ring", args, 2, out, flag("-r", "--resolve-ip"))
 	if err != nil {
 		return err
 	}
 	// The address column is as wide as the address with its port.
-	width := len(net.JoinHostPort(info.Address, strconv.Itoa(info.StoragePort)))
+	width := len(info.storageEndpoint())
 	format := "%-" + strconv.Itoa(width) + "s  %-12s%-7s%-8s%-16s%-20s%-44s\n"
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "Datacenter: "+info.DataCenter)
@@ -389,7 +386,7 @@ func describeClusterCmd(ctx context.Context, c *Client, args []string, out io.Wr
 	fmt.Fprintln(out, "\nData Centers: ")
 	fmt.Fprintf(out, "\t%s #Nodes: 1 #Down: 0\n", info.DataCenter)
 	fmt.Fprintln(out, "\nDatabase versions:")
-	fmt.Fprintf(out, "\t%s: [%s]\n\n", info.ReleaseVersion, net.JoinHostPort(info.Address, strconv.Itoa(info.StoragePort)))
+	fmt.Fprintf(out, "\t%s: [%s]\n\n", info.ReleaseVersion, info.storageEndpoint())
 	fmt.Fprintln(out, "Keyspaces:")
 	for _, k := range r.Keyspaces {
 		var opts []string

@@ -305,6 +305,14 @@ func commandOptions(args []string, options ...option) (opts map[string]string, p
 	return opts, pos, nil
 }
 
+// keyspacesText is how nodetool's snapshot messages name the keyspaces.
+func keyspacesText(keyspaces []string) string {
+	if len(keyspaces) == 0 {
+		return "all keyspaces"
+	}
+	return strings.Join(keyspaces, ", ")
+}
+
 func flag(names ...string) option   { return option{names: names} }
 func valued(names ...string) option { return option{names: names, valued: true} }
 
@@ -348,11 +356,7 @@ func snapshotCmd(ctx context.Context, c *Client, args []string, out io.Writer, n
 			q["keyspace"] = entries
 		}
 	} else {
-		what := "all keyspaces"
-		if len(keyspaces) > 0 {
-			what = strings.Join(keyspaces, ", ")
-		}
-		line := "Requested creating snapshot(s) for [" + what + "]"
+		line := "Requested creating snapshot(s) for [" + keyspacesText(keyspaces) + "]"
 		if tag != "" {
 			line += " with snapshot name [" + tag + "]"
 		}
@@ -453,10 +457,7 @@ func clearSnapshotCmd(ctx context.Context, c *Client, args []string, out io.Writ
 		q.Set("older_than_ms", strconv.FormatInt(now.Add(-d).UnixMilli(), 10))
 		suffix = fmt.Sprintf(" older than %d seconds.", int64(d/time.Second))
 	}
-	what := "all keyspaces"
-	if len(keyspaces) > 0 {
-		what = strings.Join(keyspaces, ", ")
-	}
+	what := keyspacesText(keyspaces)
 	name := " with [all snapshots]"
 	if hasTag {
 		name = " with snapshot name [" + tag + "]"
