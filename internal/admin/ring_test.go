@@ -1,6 +1,9 @@
 package admin
 
 import (
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,6 +24,15 @@ func TestRingCommands(t *testing.T) {
 		`instead\.\n\n\n  \z`)
 	if rows := strings.Count(out, "127.0.0.1 "); rows != 16 {
 		t.Errorf("ring: %d token rows, want 16:\n%s", rows, out)
+	}
+	// The line above the rows carries the last token; rows ascend.
+	var tokens []int64
+	for _, m := range regexp.MustCompile(`(?m)(-?\d+) +$`).FindAllStringSubmatch(out, -1) {
+		v, _ := strconv.ParseInt(m[1], 10, 64)
+		tokens = append(tokens, v)
+	}
+	if len(tokens) != 17 || tokens[0] != tokens[16] || !slices.IsSorted(tokens[1:]) {
+		t.Errorf("ring tokens %v: want the last token, then 16 ascending", tokens)
 	}
 
 	cql(t, n,
@@ -55,8 +67,16 @@ func TestRingCommands(t *testing.T) {
 	out, _ = run(t, opts, false, "describering", "ks")
 	wantLines(t, out, `\ASchema Version:[0-9a-f-]{36}\nTokenRange: \n`,
 		`^\tTokenRange\(start_token:-?\d+, end_token:-?\d+, endpoints:\[127\.0\.0\.1\], rpc_endpoints:\[127\.0\.0\.1\], endpoint_details:\[EndpointDetails\(host:127\.0\.0\.1, datacenter:datacenter1, rack:rack1\)\]\)$`)
-	if rows := strings.Count(out, "\tTokenRange("); rows != 16 {
-		t.Errorf("describering: %d ranges, want 16", rows)
+	// The ranges chain, each starting where the previous ended, the
+	// first one wrapping from the last token.
+	ranges := regexp.MustCompile(`start_token:(-?\d+), end_token:(-?\d+)`).FindAllStringSubmatch(out, -1)
+	if len(ranges) != 16 {
+		t.Errorf("describering: %d ranges, want 16", len(ranges))
+	}
+	for i, r := range ranges {
+		if prev := ranges[(i+len(ranges)-1)%len(ranges)]; r[1] != prev[2] {
+			t.Errorf("describering: range %d starts at %s, the previous ends at %s", i, r[1], prev[2])
+		}
 	}
 	out, _ = run(t, opts, false, "describering", "none")
 	wantLines(t, out, `^\tTokenRange\(start_token:-?\d+, end_token:-?\d+, endpoints:\[\], rpc_endpoints:\[\], endpoint_details:\[\]\)$`)

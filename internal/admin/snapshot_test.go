@@ -132,6 +132,9 @@ func TestSnapshotCommands(t *testing.T) {
 	if out != "Requested clearing snapshot(s) for [ks] with [all snapshots] older than timestamp 2000-01-01T00:00:00Z\n" {
 		t.Fatalf("clearsnapshot --older-than-timestamp:\n%s", out)
 	}
+	// Snapshots newer than the cutoff stay.
+	out, _ = run(t, opts, false, "listsnapshots")
+	wantLines(t, out, `^kt_keyspace +ks +t `)
 	run(t, opts, false, "clearsnapshot", "-t", "", "--all", "ks") // -t "" is no name
 	run(t, opts, false, "clearsnapshot", "--all", "system_auth", "ks")
 	out, _ = run(t, opts, false, "listsnapshots")
@@ -226,4 +229,7 @@ func TestAutoSnapshotRestore(t *testing.T) {
 	if dirs := len(n.Snapshots().List()); dirs != 3 {
 		t.Fatalf("%d snapshots after DROP KEYSPACE, want 3 (quiet has none)", dirs)
 	}
+	// The total counts the snapshots of existing tables only.
+	out, _ = run(t, opts, false, "listsnapshots")
+	wantLines(t, out, `^Total TrueDiskSpaceUsed: 0 bytes$`)
 }
