@@ -20,9 +20,7 @@ func TestAutoSnapshotFailure(t *testing.T) {
 	n := startTestNode(t, dir)
 	defer func() { stopTestNode(t, n) }()
 	sess := &query.Session{}
-	mustQuery(t, n, sess, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	mustQuery(t, n, sess, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
-	mustQuery(t, n, sess, "INSERT INTO ks.t (k, v) VALUES (1, 1)")
+	setupKS(t, n.Executor(), "CREATE TABLE ks.t (k int PRIMARY KEY, v int)", "INSERT INTO ks.t (k, v) VALUES (1, 1)")
 	id := n.Schema().Current().Table("ks", "t").ID
 	// A file where the keyspace's snapshot directory would go.
 	if err := os.MkdirAll(filepath.Join(dir, "snapshots"), 0o755); err != nil {
@@ -59,9 +57,7 @@ func TestAutoSnapshotFailure(t *testing.T) {
 	// The next start keeps to the snapshot the DROP asked for, even with
 	// auto_snapshot off by then.
 	stopTestNode(t, n)
-	cfg := DefaultConfig()
-	cfg.DataDir, cfg.AutoSnapshot = dir, false
-	n = startTestNodeConfig(t, cfg)
+	n = startNodeWith(t, dir, func(c *Config) { c.AutoSnapshot = false })
 	if rs := n.Schema().PendingRemovals(); len(rs) != 0 {
 		t.Fatalf("pending after the start: %v", rs)
 	}

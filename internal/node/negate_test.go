@@ -14,9 +14,7 @@ func TestNegatedEmptyValue(t *testing.T) {
 	n := startTestNode(t, filepath.Join(t.TempDir(), "data"))
 	defer stopTestNode(t, n)
 	sess := &query.Session{}
-	mustQuery(t, n, sess, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	mustQuery(t, n, sess, "CREATE TABLE ks.t (k int PRIMARY KEY, v int, d decimal)")
-	mustQuery(t, n, sess, "INSERT INTO ks.t (k, v, d) VALUES (1, 5, 1.5)")
+	setupKS(t, n.Executor(), "CREATE TABLE ks.t (k int PRIMARY KEY, v int, d decimal)", "INSERT INTO ks.t (k, v, d) VALUES (1, 5, 1.5)")
 	for _, q := range []string{"UPDATE ks.t SET v = -?, d = -? WHERE k = 1", "UPDATE ks.t SET v = 0 - ?, d = 0 - ? WHERE k = 1"} {
 		opts := &query.Options{Consistency: 1, Values: []query.Value{{B: []byte{}}, {B: []byte{}}}}
 		if _, err := n.Executor().Query(context.Background(), sess, q, opts); err != nil {

@@ -22,14 +22,8 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 	ctx := context.Background()
 	sess := &query.Session{}
 	one := &query.Options{Consistency: 1}
-	run := func(n *Node, q string) *query.Result {
-		t.Helper()
-		return mustQuery(t, n, sess, q)
-	}
 	n := startTestNodeConfig(t, cfg)
-	run(n, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	run(n, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
-	run(n, "CREATE TABLE ks.gone (k int PRIMARY KEY)")
+	setupKS(t, n.Executor(), "CREATE TABLE ks.t (k int PRIMARY KEY, v text)", "CREATE TABLE ks.gone (k int PRIMARY KEY)")
 	ins, err := n.Executor().Prepare(ctx, sess, "INSERT INTO t (k, v) VALUES (?, ?)", "ks")
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +38,7 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 	// Preparing again writes nothing new.
 	written := func() string {
 		t.Helper()
-		res := run(n, fmt.Sprintf("SELECT writetime(query_string) FROM system.prepared_statements WHERE prepared_id = 0x%x", sel.ID))
+		res := exec(t, n, fmt.Sprintf("SELECT writetime(query_string) FROM system.prepared_statements WHERE prepared_id = 0x%x", sel.ID))
 		if len(res.Rows) != 1 {
 			t.Fatalf("persisted rows of the SELECT: %d", len(res.Rows))
 		}
@@ -57,16 +51,16 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 	if written() != before {
 		t.Fatal("preparing a known statement wrote its row again")
 	}
-	if got := len(run(n, "SELECT * FROM system.prepared_statements").Rows); got != 3 {
+	if got := len(exec(t, n, "SELECT * FROM system.prepared_statements").Rows); got != 3 {
 		t.Fatalf("%d persisted statements, want 3", got)
 	}
-	run(n, "DROP TABLE ks.gone")
+	exec(t, n, "DROP TABLE ks.gone")
 	// Rows the preload cannot use: a statement on a table that does not
 	// exist (with its right id), and a row whose id is not its
 	// statement's. The preload deletes both.
 	nope := md5.Sum([]byte("SELECT * FROM ks.nope"))
-	run(n, fmt.Sprintf("INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x%x, 'SELECT * FROM ks.nope')", nope))
-	run(n, "INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x00, 'SELECT * FROM ks.t')")
+	exec(t, n, fmt.Sprintf("INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x%x, 'SELECT * FROM ks.nope')", nope))
+	exec(t, n, "INSERT INTO system.prepared_statements (prepared_id, query_string) VALUES (0x00, 'SELECT * FROM ks.t')")
 	stopTestNode(t, n)
 
 	n = startTestNodeConfig(t, cfg)
@@ -84,7 +78,7 @@ func TestPreparedStatementsSurviveRestart(t *testing.T) {
 		t.Fatalf("read %q", res.Rows)
 	}
 	one.Values = nil
-	rows := run(n, "SELECT logged_keyspace, query_string FROM system.prepared_statements").Rows
+	rows := exec(t, n, "SELECT logged_keyspace, query_string FROM system.prepared_statements").Rows
 	if len(rows) != 2 {
 		t.Fatalf("persisted after restart: %q", rows)
 	}
@@ -107,11 +101,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	cfg.PreparedStatementsCacheSize = 10 * (2048 + 8*40)
 	ctx := context.Background()
 	sess := &query.Session{}
-	run := func(n *Node, q string) *query.Result {
-		t.Helper()
-		return mustQuery(t, n, sess, q)
-	}
-	persisted := func(n *Node) int { return len(run(n, "SELECT prepared_id FROM system.prepared_statements").Rows) }
+	persisted := func(n *Node) int { return len(exec(t, n, "SELECT prepared_id FROM system.prepared_statements").Rows) }
 	prepare := func(n *Node, q string) []byte {
 		t.Helper()
 		p, err := n.Executor().Prepare(ctx, sess, q, "")
@@ -121,8 +111,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 		return p.ID
 	}
 	n := startTestNodeConfig(t, cfg)
-	run(n, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	run(n, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+	setupKS(t, n.Executor(), "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
 	first := prepare(n, "SELECT v FROM ks.t WHERE k = 0  -- padding")
 	for i := 1; i < 30; i++ {
 		prepare(n, fmt.Sprintf("SELECT v FROM ks.t WHERE k = %d  -- padding", i))
@@ -133,32 +122,32 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	if _, err := n.Executor().Execute(ctx, sess, first, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
 		t.Fatalf("evicted statement: %v", err)
 	}
-	ev := run(n, "SELECT value FROM system_views.cql_metrics WHERE name = 'prepared_statements_evicted'").Rows
+	ev := exec(t, n, "SELECT value FROM system_views.cql_metrics WHERE name = 'prepared_statements_evicted'").Rows
 	if len(ev) != 1 || binary.BigEndian.Uint64(ev[0][0]) == 0 {
 		t.Fatalf("prepared_statements_evicted %x", ev)
 	}
 
 	// DROP TABLE removes the table's statements from the cache and the
 	// table; the recreated table's clients prepare again.
-	run(n, "CREATE TABLE ks.u (k int PRIMARY KEY, v text)")
+	exec(t, n, "CREATE TABLE ks.u (k int PRIMARY KEY, v text)")
 	sel := prepare(n, "SELECT * FROM ks.u")
-	run(n, "DROP TABLE ks.u")
-	run(n, "CREATE TABLE ks.u (k int PRIMARY KEY, w int, x int)")
+	exec(t, n, "DROP TABLE ks.u")
+	exec(t, n, "CREATE TABLE ks.u (k int PRIMARY KEY, w int, x int)")
 	if _, err := n.Executor().Execute(ctx, sess, sel, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
 		t.Fatalf("statement of a dropped table: %v", err)
 	}
 	// ALTER TABLE ... DROP removes the statements of the table that no
 	// longer compile; the others stay prepared.
-	run(n, "CREATE TABLE ks.w (k int PRIMARY KEY, a int, b int)")
+	exec(t, n, "CREATE TABLE ks.w (k int PRIMARY KEY, a int, b int)")
 	selA, selB := prepare(n, "SELECT a FROM ks.w"), prepare(n, "SELECT b FROM ks.w")
-	run(n, "ALTER TABLE ks.w DROP a")
+	exec(t, n, "ALTER TABLE ks.w DROP a")
 	if _, err := n.Executor().Execute(ctx, sess, selA, nil, &query.Options{Consistency: 1}); !cqlerr.Is(err, cqlerr.Unprepared) {
 		t.Fatalf("statement on a dropped column: %v", err)
 	}
 	if _, err := n.Executor().Execute(ctx, sess, selB, nil, &query.Options{Consistency: 1}); err != nil {
 		t.Fatalf("statement on a kept column: %v", err)
 	}
-	for _, r := range run(n, "SELECT query_string FROM system.prepared_statements").Rows {
+	for _, r := range exec(t, n, "SELECT query_string FROM system.prepared_statements").Rows {
 		if q := string(r[0]); q == "SELECT * FROM ks.u" || q == "SELECT a FROM ks.w" {
 			t.Fatalf("%s still persisted", q)
 		}
@@ -177,7 +166,7 @@ func TestPreparedStatementsBounded(t *testing.T) {
 	if before < 8 {
 		t.Fatalf("preload deleted statements it did not load: %d left", before)
 	}
-	run(n, "TRUNCATE system.prepared_statements")
+	exec(t, n, "TRUNCATE system.prepared_statements")
 	if got := persisted(n); got != 0 {
 		t.Fatalf("%d rows after TRUNCATE", got)
 	}
