@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/cqld/cqld/internal/mutation"
@@ -73,7 +72,7 @@ func TestTableStats(t *testing.T) {
 	u2b := update(tbl, 2)
 	u2b.Rows = []mutation.Row{row(ck(2, "a"), marker(10), live(colV, 10, 1))}
 	mustApply(t, p, tbl, u2, u2b)
-	mustRead(t, p, tbl, &mutation.ReadCommand{TableID: tbl.ID, StartToken: math.MinInt64, EndToken: math.MinInt64, NowSec: 1000})
+	mustRead(t, p, tbl, fullScan(tbl))
 	st = p.TableStats(tbl.ID)
 	if st.Read.Ops != 2 || st.Scan.Ops != 1 || st.RowsPerRead.Count() != 3 || st.RowsPerRead.Max != 3 || st.TombstonesPerRead.Count() != 3 {
 		t.Fatalf("after a scan: read ops %d scan ops %d rows %d (max %d) tombstone reads %d", st.Read.Ops, st.Scan.Ops,
