@@ -451,23 +451,27 @@ def run_config(proto, compression):
             # A keyspace of replication factor 3 on one node: QUORUM
             # needs 2 live replicas. The default retry policy tries the
             # next host once; there is none.
-            session.execute("CREATE KEYSPACE IF NOT EXISTS rf3 WITH replication = "
-                            "{'class': 'SimpleStrategy', 'replication_factor': 3}")
-            session.execute("CREATE TABLE IF NOT EXISTS rf3.t (k int PRIMARY KEY, v int)")
-            q = SimpleStatement("INSERT INTO rf3.t (k, v) VALUES (1, 1)", consistency_level=ConsistencyLevel.QUORUM)
+            rf3 = ks + "_rf3"
+            session.execute("CREATE KEYSPACE %s WITH replication = "
+                            "{'class': 'SimpleStrategy', 'replication_factor': 3}" % rf3)
             try:
-                session.execute(q)
-            except NoHostAvailable as exc:
-                errs = list(exc.errors.values())
-                assert len(errs) == 1 and isinstance(errs[0], Unavailable), "errors: %r" % exc.errors
-                e = errs[0]
-                expect_equal((e.consistency, e.required_replicas, e.alive_replicas),
-                             (ConsistencyLevel.QUORUM, 2, 1), "Unavailable fields")
-                assert "Cannot achieve consistency level QUORUM" in str(e), str(e)
-            else:
-                raise AssertionError("INSERT at QUORUM with one of three replicas: no error")
-            q = SimpleStatement("SELECT * FROM rf3.t", consistency_level=ConsistencyLevel.ONE)
-            expect_equal(list(session.execute(q)), [], "rows written by the refused INSERT")
+                session.execute("CREATE TABLE %s.t (k int PRIMARY KEY, v int)" % rf3)
+                q = SimpleStatement("INSERT INTO %s.t (k, v) VALUES (1, 1)" % rf3, consistency_level=ConsistencyLevel.QUORUM)
+                try:
+                    session.execute(q)
+                except NoHostAvailable as exc:
+                    errs = list(exc.errors.values())
+                    assert len(errs) == 1 and isinstance(errs[0], Unavailable), "errors: %r" % exc.errors
+                    e = errs[0]
+                    expect_equal((e.consistency, e.required_replicas, e.alive_replicas),
+                                 (ConsistencyLevel.QUORUM, 2, 1), "Unavailable fields")
+                    assert "Cannot achieve consistency level QUORUM" in str(e), str(e)
+                else:
+                    raise AssertionError("INSERT at QUORUM with one of three replicas: no error")
+                q = SimpleStatement("SELECT * FROM %s.t" % rf3, consistency_level=ConsistencyLevel.ONE)
+                expect_equal(list(session.execute(q)), [], "rows written by the refused INSERT")
+            finally:
+                session.execute("DROP KEYSPACE IF EXISTS %s" % rf3)
         check("%s QUORUM on a keyspace of three replicas is Unavailable" % label, unavailable)
 
         def delete_row():
