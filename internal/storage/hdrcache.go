@@ -13,22 +13,25 @@ import (
 // a point read).
 //
 // Correctness rests on epochs, one per stripe of partitions (by token):
-// Apply increments the stripe's epoch before it commits an update carrying
-// header entries or a static row and again after (so the epoch is odd while such a write
-// is in flight). A reader
+// a commit of an update carrying header entries or a static row calls
+// begin before it and end after it. The low 32 bits of a stripe's epoch
+// count the writes in flight (begin adds one per token, end takes it
+// back), and end also adds one to the high bits, so the epoch only grows,
+// and a stripe is quiet (low bits 0) only when no write to it is in
+// flight, however many writes or tokens of one write share it. A reader
 //
 //   - reads the epoch before creating its iterator, and records "no
-//     header" for the partition with that epoch only if it was even and the
-//     iterator saw no header entry;
+//     header" for the partition with that epoch only if it was quiet and
+//     the iterator saw no header entry;
 //   - reads the epoch again after creating its iterator, and trusts an
 //     entry only if its epoch equals that value.
 //
 // If a header write W committed before the reader's iterator was created,
-// W's first increment happened before the reader's second epoch read; an
-// entry recorded with an even epoch e by a reader R whose iterator did not
-// see W must have read e before W's first increment (had R read e after
-// W's second increment, W would be in R's snapshot; between the two, e is
-// odd). So the current epoch is > e and the entry is ignored. The same
+// W's begin happened before the reader's second epoch read; an entry
+// recorded with a quiet epoch e by a reader R whose iterator did not see
+// W must have read e before W's begin (had R read e after W's end, W
+// would be in R's snapshot; between the two, e is not quiet). So the
+// current epoch is > e and the entry is ignored. The same
 // holds for static rows. Purge only deletes, and deleting never makes "no
 // header" wrong.
 
@@ -63,32 +66,30 @@ func hdrSlot(pp []byte) int {
 // epoch returns the current epoch of the partition's stripe.
 func (c *hdrCache) epoch(tok int64) uint64 { return c.epochs[hdrStripe(tok)].Load() }
 
-// bump increments the epoch of the stripe of each of the tokens, once
-// per stripe: a stripe's epoch must be odd while a write to it is in
-// flight, and two tokens of one stripe bumping it twice would leave it
-// even.
-func (c *hdrCache) bump(toks []int64) {
-	switch len(toks) {
-	case 0:
-		return
-	case 1:
-		c.epochs[hdrStripe(toks[0])].Add(1)
-		return
-	}
-	var seen [hdrEpochStripes / 64]uint64
+// begin and end bracket a commit of header or static entries of the
+// partitions of toks: the low 32 bits of a stripe's epoch count the writes
+// in flight, and end also moves the high bits on, so that every begin and
+// every end changes the epoch, and a stripe is quiet (nothing recorded or
+// trusted unless it is) only when no write is in flight, however many
+// writes, or tokens of one write, share it.
+func (c *hdrCache) begin(toks []int64) {
 	for _, t := range toks {
-		s := hdrStripe(t)
-		if seen[s/64]&(1<<(s%64)) == 0 {
-			seen[s/64] |= 1 << (s % 64)
-			c.epochs[s].Add(1)
-		}
+		c.epochs[hdrStripe(t)].Add(1)
 	}
 }
+
+func (c *hdrCache) end(toks []int64) {
+	for _, t := range toks {
+		c.epochs[hdrStripe(t)].Add(1<<32 - 1)
+	}
+}
+
+func quiet(e uint64) bool { return uint32(e) == 0 }
 
 // known reports whether pp is known to have no header at epoch e (read
 // after the reader's iterator was created).
 func (c *hdrCache) known(pp []byte, e uint64) bool {
-	if e%2 != 0 {
+	if !quiet(e) {
 		return false
 	}
 	n := c.slots[hdrSlot(pp)].Load()
@@ -98,7 +99,7 @@ func (c *hdrCache) known(pp []byte, e uint64) bool {
 // record remembers that pp had no header for a reader whose epoch, read
 // before its iterator was created, was e.
 func (c *hdrCache) record(pp []byte, e uint64) {
-	if e%2 != 0 {
+	if !quiet(e) {
 		return
 	}
 	s := &c.slots[hdrSlot(pp)]

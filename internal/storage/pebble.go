@@ -428,7 +428,7 @@ func (p *Pebble) commit(b *pebble.Batch, stripes uint64, hdrToks []int64, ts *tr
 		}
 	}
 	start := time.Now()
-	p.hdr.bump(hdrToks)
+	p.hdr.begin(hdrToks)
 	if p.group != nil {
 		p.group.committing.Add(1)
 	}
@@ -443,7 +443,7 @@ func (p *Pebble) commit(b *pebble.Batch, stripes uint64, hdrToks []int64, ts *tr
 	if p.group != nil {
 		p.group.committing.Add(-1)
 	}
-	p.hdr.bump(hdrToks)
+	p.hdr.end(hdrToks)
 	if p.pc != nil {
 		p.pc.fold(b, err == nil)
 	}
