@@ -108,8 +108,9 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 	var key, part []byte
 	var toks []int64 // partitions with header or static entries (hdrcache.go)
 	var stripes uint64
-	var tok int64 // the token of part
-	var hdr bool  // part is in toks
+	var tok int64     // the token of part
+	var hdr bool      // part is in toks
+	var batched int64 // data entries in b, counted once it commits
 	for it.First(); it.Valid(); it.Next() {
 		k := it.Key()
 		v, err := it.ValueAndErr()
@@ -125,6 +126,7 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 				if err := p.commitImport(ctx, b, stripes, toks); err != nil {
 					return err
 				}
+				st.Entries, batched = st.Entries+batched, 0
 				b.Close()
 				b = p.db.NewBatch()
 				toks, stripes = toks[:0], 0
@@ -165,7 +167,7 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 		if err := b.Merge(key, v, nil); err != nil {
 			return err
 		}
-		st.Entries++
+		batched++
 	}
 	if err := it.Error(); err != nil {
 		return err
@@ -173,7 +175,11 @@ func (p *Pebble) importRange(ctx context.Context, src *pebble.DB, prefix []byte,
 	if b.Empty() {
 		return nil
 	}
-	return p.commitImport(ctx, b, stripes, toks)
+	if err := p.commitImport(ctx, b, stripes, toks); err != nil {
+		return err
+	}
+	st.Entries += batched
+	return nil
 }
 
 // commitImport commits an import batch as Apply commits its batch
@@ -189,8 +195,8 @@ func (p *Pebble) commitImport(ctx context.Context, b *pebble.Batch, stripes uint
 // keyRewriter turns keys of one table into keys of another with the same
 // primary key: the table id, and the column ids of cells.
 type keyRewriter struct {
-	from, to   uuid.UUID
-	clustering []*schema.Column // from's, to skip the encoded clustering
+	from *schema.Table // to skip the encoded clustering
+	to   uuid.UUID
 	// cols maps the ids of from's columns to to's; cells of any other id
 	// (a column to does not have, or one from had dropped, whose id to
 	// may use for another column) are skipped.
@@ -198,7 +204,7 @@ type keyRewriter struct {
 }
 
 func newKeyRewriter(from, to *schema.Table) (*keyRewriter, error) {
-	rw := &keyRewriter{from: from.ID, to: to.ID, clustering: from.Clustering, cols: map[uint32]uint32{}}
+	rw := &keyRewriter{from: from, to: to.ID, cols: map[uint32]uint32{}}
 	if err := sameKey("partition key", from.PartitionKey, to.PartitionKey); err != nil {
 		return nil, err
 	}
@@ -270,11 +276,11 @@ func (rw *keyRewriter) rewrite(dst, k []byte, n int) (out []byte, keep bool, err
 		rest = rest[1:]
 	case kindRow:
 		rest = rest[1:]
-		for _, c := range rw.clustering {
-			if _, rest, err = types.DecodeKey(c.Type, rest, c.Desc); err != nil {
-				return dst, false, fmt.Errorf("%w: clustering %s: %v", errCorrupt, c.Name, err)
-			}
+		cl, err := clusteringLen(rw.from, rest)
+		if err != nil {
+			return dst, false, fmt.Errorf("%w: %v", errCorrupt, err)
 		}
+		rest = rest[cl:]
 	default:
 		return dst, false, fmt.Errorf("%w: kind %#x", errCorrupt, rest[0])
 	}
