@@ -161,6 +161,9 @@ func Start(cfg Config, log *slog.Logger) (*Node, error) {
 	}
 	n.engine = engine
 	if err := n.start(); err != nil {
+		if n.ln != nil {
+			n.ln.Close() // start failed after listening
+		}
 		engine.Close()
 		return nil, err
 	}

@@ -50,6 +50,15 @@ type Options struct {
 	ProtocolVersion int
 }
 
+// serialConsistency is the request's serial consistency, SERIAL when not
+// given (QueryOptions' default).
+func (o *Options) serialConsistency() Consistency {
+	if o.SerialConsistency == 0 {
+		return Serial
+	}
+	return Consistency(o.SerialConsistency)
+}
+
 // ColumnSpec describes one bound variable or one result column.
 type ColumnSpec struct {
 	Keyspace, Table, Name string

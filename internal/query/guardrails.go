@@ -302,11 +302,7 @@ func (s *guardrailState) guardWriteCL(p *modifyPlan, opts *Options) error {
 	}
 	cls := []string{ConsistencyName(Consistency(opts.Consistency))}
 	if p != nil && p.cas != nil {
-		sc := Consistency(opts.SerialConsistency)
-		if sc == 0 {
-			sc = Serial
-		}
-		cls = append(cls, ConsistencyName(sc))
+		cls = append(cls, ConsistencyName(opts.serialConsistency()))
 	}
 	_, err := s.values("write_consistency_levels", "write consistency levels", cls,
 		g.WriteConsistencyLevelsWarned, nil, g.WriteConsistencyLevelsDisallowed, consistencyLess)

@@ -323,11 +323,7 @@ func (e *Executor) executeCAS(ctx context.Context, plans []*modifyPlan, opts []*
 	}
 	token := e.cfg.Partitioner.Token(key)
 	tracing.Trace(ctx, tracing.RequestThread, "Reading existing values for CAS precondition")
-	serial := Consistency(bopts.SerialConsistency)
-	if serial == 0 {
-		serial = Serial
-	}
-	cur, err := e.readCurrent(ctx, t, serial, key, token, dedupeClusterings(t, cks), nowSec)
+	cur, err := e.readCurrent(ctx, t, bopts.serialConsistency(), key, token, dedupeClusterings(t, cks), nowSec)
 	if err != nil {
 		return nil, err
 	}

@@ -43,11 +43,7 @@ func (e *Executor) beginTrace(ctx context.Context, request string, params func()
 func optionParams(opts *Options) map[string]string {
 	m := map[string]string{}
 	m["consistency_level"] = ConsistencyName(Consistency(opts.Consistency))
-	serial := Consistency(opts.SerialConsistency)
-	if serial == 0 {
-		serial = Serial // QueryOptions' default
-	}
-	m["serial_consistency_level"] = ConsistencyName(serial)
+	m["serial_consistency_level"] = ConsistencyName(opts.serialConsistency())
 	return m
 }
 
