@@ -1,12 +1,17 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/cqld/cqld/internal/cqlerr"
+	"github.com/cqld/cqld/internal/mutation"
 	"github.com/cqld/cqld/internal/query"
 	"github.com/cqld/cqld/internal/schema"
+	"github.com/cqld/cqld/internal/storage"
+	"github.com/cqld/cqld/internal/types"
+	"github.com/google/uuid"
 )
 
 // TestAvailable: a one-node cluster's answer, per replication and level,
@@ -79,5 +84,36 @@ func TestAvailable(t *testing.T) {
 		if got := describe(paxos(c.ks, "datacenter1", c.cl)); got != c.want {
 			t.Errorf("%v %s paxos: %s, want %s", c.ks.Replication, query.ConsistencyName(c.cl), got, c.want)
 		}
+	}
+}
+
+// TestNodeLocalUntimed: cqld's own reads and writes (NODE_LOCAL: reads
+// before writes, builds) are not counted as the clients' coordinator
+// latencies.
+func TestNodeLocalUntimed(t *testing.T) {
+	sm, err := schema.NewManager(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := &schema.Keyspace{Name: "ks", Replication: map[string]string{"class": schema.SimpleStrategyClass, "replication_factor": "1"}}
+	if _, err := sm.CreateKeyspace(ks, false); err != nil {
+		t.Fatal(err)
+	}
+	tbl := schema.NewTable("ks", "t", uuid.New(), []*schema.Column{{Name: "k", Type: types.IntType, Kind: schema.PartitionKey}}, schema.DefaultTableParams())
+	l := NewLocal(storage.NewMemory(), nil, sm, "datacenter1")
+	ctx := context.Background()
+	key := types.EncodeInt(1)
+	read := &mutation.ReadCommand{TableID: tbl.ID, Key: key, NowSec: 1}
+	for _, cl := range []query.Consistency{query.NodeLocal, query.One} {
+		if err := l.Mutate(ctx, tbl, cl, []*mutation.PartitionUpdate{{TableID: tbl.ID, Key: key}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Read(ctx, tbl, cl, read); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm := l.TableTimers(tbl.ID)
+	if r, w := tm.Read.Snapshot().Ops, tm.Write.Snapshot().Ops; r != 1 || w != 1 {
+		t.Fatalf("timed %d reads and %d writes, want the ONE ones alone", r, w)
 	}
 }

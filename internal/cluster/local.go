@@ -82,8 +82,11 @@ func (l *Local) Mutate(ctx context.Context, t *schema.Table, cl query.Consistenc
 	if err := l.checkAvailable(t, cl, false); err != nil {
 		return err
 	}
+	var start time.Time
 	tm := &l.tableTimers(t.ID).Write
-	start := tm.StartSampled()
+	if cl != query.NodeLocal { // cqld's own writes are not the clients'
+		start = tm.StartSampled()
+	}
 	err := l.engine.Apply(ctx, t, updates...)
 	tm.StopSampled(start)
 	if err != nil {
@@ -125,7 +128,7 @@ func (l *Local) Read(ctx context.Context, t *schema.Table, cl query.Consistency,
 		tm = &tt.Scan
 	}
 	var start time.Time
-	if !cmd.Unmetered {
+	if !cmd.Unmetered && cl != query.NodeLocal {
 		start = tm.StartSampled()
 	}
 	parts, err := l.engine.Read(ctx, t, cmd)
