@@ -51,7 +51,7 @@ func (noData) Read(context.Context, *schema.Table, query.Consistency, *mutation.
 func (noData) Truncate(context.Context, *schema.Table) error { return nil }
 
 func (noData) CheckWrite(*schema.Table, query.Consistency) error { return nil }
-func (noData) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration) error {
+func (noData) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration, bool) error {
 	return nil
 }
 func (noData) LockPartitions(context.Context, []query.PartitionRef) (func(), error) {

@@ -154,8 +154,8 @@ func (l *Local) Truncate(ctx context.Context, t *schema.Table) error {
 }
 
 // Snapshot implements query.Coordinator.
-func (l *Local) Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error {
-	err := l.snapshots.Take(ctx, snapshot.Request{Tag: tag, Tables: []snapshot.Table{{Keyspace: ks, Table: t}}, TTL: ttl})
+func (l *Local) Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration, skipFlush bool) error {
+	err := l.snapshots.Take(ctx, snapshot.Request{Tag: tag, Tables: []snapshot.Table{{Keyspace: ks, Table: t}}, TTL: ttl, SkipFlush: skipFlush})
 	if exists := (*snapshot.ExistsError)(nil); errors.As(err, &exists) {
 		return query.ErrSnapshotExists
 	}

@@ -23,18 +23,19 @@ func (e *Executor) autoSnapshot(ctx context.Context, prefix string, ks *schema.K
 	if !e.cfg.AutoSnapshot || !t.Params.AllowAutoSnapshot {
 		return nil
 	}
-	return e.snapshot(ctx, prefix, ks, t)
+	return e.snapshot(ctx, prefix, ks, t, false)
 }
 
 // snapshot takes a table's automatic snapshot, named
-// <prefix>-<milliseconds>-<table>, living auto_snapshot_ttl.
-func (e *Executor) snapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table) error {
+// <prefix>-<milliseconds>-<table>, living auto_snapshot_ttl; skipFlush
+// when an earlier snapshot of the same statement flushed.
+func (e *Executor) snapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table, skipFlush bool) error {
 	// Two in the same millisecond (Cassandra would put both in one
 	// directory): the second takes the next free millisecond.
 	ms := e.now().UnixMilli()
 	for {
 		tag := prefix + "-" + strconv.FormatInt(ms, 10) + "-" + t.Name
-		err := e.cfg.Coordinator.Snapshot(ctx, tag, ks, t, e.cfg.AutoSnapshotTTL)
+		err := e.cfg.Coordinator.Snapshot(ctx, tag, ks, t, e.cfg.AutoSnapshotTTL, skipFlush)
 		if !errors.Is(err, ErrSnapshotExists) {
 			return err
 		}
@@ -65,6 +66,7 @@ func (e *Executor) removeDropped(ctx context.Context, rs ...schema.Removal) erro
 	ctx = context.WithoutCancel(ctx)
 	var done []schema.Removal
 	var clientErr error
+	flushed := false // one flush serves every table's snapshot
 	for _, r := range rs {
 		t := r.Table
 		if r.Index != nil {
@@ -74,7 +76,9 @@ func (e *Executor) removeDropped(ctx context.Context, rs ...schema.Removal) erro
 			}
 		} else {
 			if r.Snapshot {
-				if err := e.snapshot(ctx, droppedPrefix, r.Keyspace, t); err != nil {
+				err := e.snapshot(ctx, droppedPrefix, r.Keyspace, t, flushed)
+				flushed = flushed || err == nil
+				if err != nil {
 					e.cfg.Logger.Error("snapshot of a dropped table failed: its data is kept until the next start", "keyspace", t.Keyspace, "table", t.Name, "err", err)
 					if clientErr == nil {
 						clientErr = cqlerr.Serverf("Failed to snapshot %s.%s before dropping its data, which is kept: %v", t.Keyspace, t.Name, err)

@@ -53,10 +53,12 @@ type Coordinator interface {
 	// Truncate removes all data of t on every replica.
 	Truncate(ctx context.Context, t *schema.Table) error
 	// Snapshot takes a snapshot named tag of t's data on every replica,
-	// which lives ttl (0: until cleared). ks is t's keyspace, whose user
-	// types the snapshot's schema records. It fails with an error
-	// that is ErrSnapshotExists when the tag is taken.
-	Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration) error
+	// which lives ttl (0: until cleared), flushing memtables first unless
+	// skipFlush (a flush that served an earlier snapshot of the same
+	// request). ks is t's keyspace, whose user types the snapshot's schema
+	// records. It fails with an error that is ErrSnapshotExists when the
+	// tag is taken.
+	Snapshot(ctx context.Context, tag string, ks *schema.Keyspace, t *schema.Table, ttl time.Duration, skipFlush bool) error
 	// LockPartitions blocks until the caller holds the exclusive lock of
 	// every listed partition, and returns the function that releases them
 	// (call it exactly once). Reads and mutations made while holding the

@@ -34,7 +34,7 @@ func (c *readCounter) Read(_ context.Context, _ *schema.Table, _ Consistency, cm
 func (c *readCounter) Truncate(context.Context, *schema.Table) error { return nil }
 func (c *readCounter) CheckWrite(*schema.Table, Consistency) error   { return nil }
 
-func (c *readCounter) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration) error {
+func (c *readCounter) Snapshot(context.Context, string, *schema.Keyspace, *schema.Table, time.Duration, bool) error {
 	return nil
 }
 
