@@ -20,7 +20,7 @@ const (
 // TRUNCATE discards its data, when auto_snapshot and the table's
 // allow_auto_snapshot are both set. ks is the table's keyspace.
 func (e *Executor) autoSnapshot(ctx context.Context, prefix string, ks *schema.Keyspace, t *schema.Table) error {
-	if !e.cfg.AutoSnapshot || !t.Params.AllowAutoSnapshot {
+	if !t.AutoSnapshot(e.cfg.AutoSnapshot) {
 		return nil
 	}
 	return e.snapshot(ctx, prefix, ks, t, false)

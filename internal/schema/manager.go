@@ -260,7 +260,7 @@ func (m *Manager) DropKeyspace(name string, ifExists, snapshot bool) (*Keyspace,
 		dropped = ks
 		for _, tn := range ks.TableNames() {
 			t := ks.Tables[tn]
-			removals = append(removals, Removal{Keyspace: ks, Table: t, Snapshot: snapshot && t.Params.AllowAutoSnapshot})
+			removals = append(removals, Removal{Keyspace: ks, Table: t, Snapshot: t.AutoSnapshot(snapshot)})
 		}
 		return removals, true, nil
 	})
@@ -347,7 +347,7 @@ func (m *Manager) DropTable(ksName, name string, ifExists, snapshot bool) (*Remo
 			return nil, false, cqlerr.Invalidf("Cannot drop a table when materialized views still depend on it (%s)", ksName)
 		}
 		kss[ksName] = ks.withTable(name, nil)
-		dropped = &Removal{Keyspace: ks, Table: t, Snapshot: snapshot && t.Params.AllowAutoSnapshot}
+		dropped = &Removal{Keyspace: ks, Table: t, Snapshot: t.AutoSnapshot(snapshot)}
 		return []Removal{*dropped}, true, nil
 	})
 	return dropped, err

@@ -30,6 +30,11 @@ type Removal struct {
 	Snapshot bool
 }
 
+// AutoSnapshot reports whether the table's data is snapshotted before a
+// TRUNCATE or a DROP discards it, with auto_snapshot set to enabled: both
+// it and the table's allow_auto_snapshot must be.
+func (t *Table) AutoSnapshot(enabled bool) bool { return enabled && t.Params.AllowAutoSnapshot }
+
 // ids returns the storage ids of the data to remove.
 func (r Removal) ids() []uuid.UUID {
 	if r.Index != nil {

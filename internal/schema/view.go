@@ -100,7 +100,7 @@ func (m *Manager) DropView(ks, name string, ifExists, snapshot bool) (*Removal, 
 			nk = nk.withTable(base.Name, base.WithViews(keep))
 		}
 		kss[ks] = nk
-		dropped = &Removal{Keyspace: k, Table: v, Snapshot: snapshot && v.Params.AllowAutoSnapshot}
+		dropped = &Removal{Keyspace: k, Table: v, Snapshot: v.AutoSnapshot(snapshot)}
 		return []Removal{*dropped}, true, nil
 	})
 	return dropped, err
